@@ -1,0 +1,61 @@
+#include "hooks/elt2_hooks.h"
+
+#include <atomic>
+
+#include "hooks/tick_clock.h"
+
+namespace umbra::hooks {
+namespace {
+
+// initial-exec: a direct %fs-relative load instead of a __tls_get_addr call on every hook.
+__attribute__((tls_model("initial-exec"))) thread_local ThreadShadow* t_shadow = nullptr;
+std::atomic<ShadowPool*> g_pool{nullptr};
+std::atomic<clr::ICorProfilerInfo*> g_info{nullptr};
+std::atomic<uint64_t> g_unattributed{0};
+
+__attribute__((noinline)) ThreadShadow* claim_shadow() {
+  ShadowPool* pool = g_pool.load(std::memory_order_acquire);
+  ThreadShadow* shadow = pool ? pool->claim() : nullptr;
+  if (shadow == nullptr) {
+    g_unattributed.fetch_add(1, std::memory_order_relaxed);
+    return nullptr;
+  }
+  if (clr::ICorProfilerInfo* info = g_info.load(std::memory_order_acquire)) {
+    clr::ThreadID id = 0;
+    if (clr::succeeded(info->GetCurrentThreadID(&id))) shadow->thread_id = id;
+  }
+  t_shadow = shadow;
+  return shadow;
+}
+
+}  // namespace
+
+void install_pool(ShadowPool* pool, clr::ICorProfilerInfo* info) {
+  g_info.store(info, std::memory_order_release);
+  g_pool.store(pool, std::memory_order_release);
+}
+
+ThreadShadow* current_shadow() {
+  ThreadShadow* shadow = t_shadow;
+  return shadow ? shadow : claim_shadow();
+}
+
+ThreadShadow* existing_shadow() { return t_shadow; }
+
+void release_current_shadow() { t_shadow = nullptr; }
+
+uint64_t unattributed_hooks() { return g_unattributed.load(std::memory_order_relaxed); }
+
+void on_enter2(clr::FunctionID function, clr::UINT_PTR, clr::COR_PRF_FRAME_INFO, clr::COR_PRF_FUNCTION_ARGUMENT_INFO*) {
+  if (ThreadShadow* shadow = current_shadow()) shadow->enter(function, read_ticks());
+}
+
+void on_leave2(clr::FunctionID function, clr::UINT_PTR, clr::COR_PRF_FRAME_INFO, clr::COR_PRF_FUNCTION_ARGUMENT_RANGE*) {
+  if (ThreadShadow* shadow = current_shadow()) shadow->leave(function, read_ticks());
+}
+
+void on_tailcall2(clr::FunctionID function, clr::UINT_PTR, clr::COR_PRF_FRAME_INFO) {
+  if (ThreadShadow* shadow = current_shadow()) shadow->tailcall(function, read_ticks());
+}
+
+}  // namespace umbra::hooks

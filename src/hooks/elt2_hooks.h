@@ -1,0 +1,28 @@
+// The ELT2 enter/leave/tailcall hooks and the per-thread pointer they use.
+//
+// Contract: the hook functions run on every managed call of every thread, in the runtime's cooperative mode.
+// They never block, allocate, log or throw. Each touches only its own thread's ThreadShadow (found through a
+// thread_local pointer; claimed from the ShadowPool on the thread's first hook).
+#pragma once
+
+#include "clr/corprof.h"
+#include "hooks/shadow_pool.h"
+
+namespace umbra::hooks {
+
+void install_pool(ShadowPool* pool, clr::ICorProfilerInfo* info);
+
+void on_enter2(clr::FunctionID, clr::UINT_PTR, clr::COR_PRF_FRAME_INFO, clr::COR_PRF_FUNCTION_ARGUMENT_INFO*);
+void on_leave2(clr::FunctionID, clr::UINT_PTR, clr::COR_PRF_FRAME_INFO, clr::COR_PRF_FUNCTION_ARGUMENT_RANGE*);
+void on_tailcall2(clr::FunctionID, clr::UINT_PTR, clr::COR_PRF_FRAME_INFO);
+
+// The calling thread's shadow, claiming one if it has none yet (nullptr if none could be had).
+ThreadShadow* current_shadow();
+// The calling thread's shadow if it has one; does not claim.
+ThreadShadow* existing_shadow();
+// Forgets the calling thread's shadow (its managed thread is gone; a later managed thread here gets a new one).
+void release_current_shadow();
+// Hooks that ran on a thread with no shadow available.
+uint64_t unattributed_hooks();
+
+}  // namespace umbra::hooks

@@ -1,0 +1,31 @@
+#include "hooks/shadow_pool.h"
+
+#include <sys/syscall.h>
+#include <unistd.h>
+
+namespace umbra {
+
+void ShadowPool::prepare(size_t wanted) {
+  if (wanted > kMaxPrepared) wanted = kMaxPrepared;
+  std::lock_guard<std::mutex> lock(owned_mutex_);
+  while (prepared_count_.load(std::memory_order_relaxed) < wanted) {
+    auto shadow = std::make_unique<ThreadShadow>(limits_);
+    if (!prepared_.bounded_push(shadow.get())) break;
+    prepared_count_.fetch_add(1, std::memory_order_relaxed);
+    owned_.push_back(std::move(shadow));
+  }
+}
+
+ThreadShadow* ShadowPool::claim() {
+  ThreadShadow* shadow = nullptr;
+  if (!prepared_.pop(shadow)) return nullptr;
+  prepared_count_.fetch_sub(1, std::memory_order_relaxed);
+  shadow->os_tid = static_cast<pid_t>(syscall(SYS_gettid));
+  ThreadShadow* head = claimed_head_.load(std::memory_order_relaxed);
+  do {
+    shadow->next_claimed.store(head, std::memory_order_relaxed);
+  } while (!claimed_head_.compare_exchange_weak(head, shadow, std::memory_order_release, std::memory_order_relaxed));
+  return shadow;
+}
+
+}  // namespace umbra

@@ -1,0 +1,138 @@
+#include "hooks/thread_shadow.h"
+
+#include <new>
+
+namespace umbra {
+
+ThreadShadow::ThreadShadow(const ShadowLimits& limits)
+    : frames_region_(size_t(limits.max_depth) * sizeof(ShadowFrame), 4096),
+      nodes_region_(limits.node_bytes, size_t(1) << 20),
+      frames_(static_cast<ShadowFrame*>(frames_region_.data())),
+      capacity_(uint32_t(frames_region_.size() / sizeof(ShadowFrame))),
+      current_(&root_),
+      next_node_(static_cast<char*>(nodes_region_.data())),
+      nodes_end_(next_node_ + nodes_region_.size()) {
+  // The collector for a full tree is the first node, so it always exists (or is the root if nothing was mapped).
+  tree_full_node_ = &root_;
+  if (nodes_end_ - next_node_ >= static_cast<ptrdiff_t>(sizeof(CallNode))) {
+    tree_full_node_ = new (next_node_) CallNode;
+    next_node_ += sizeof(CallNode);
+    tree_full_node_->function = kTreeFullFunction;
+    tree_full_node_->parent = &root_;
+  }
+}
+
+CallNode* ThreadShadow::child_of(CallNode* parent, clr::FunctionID function) {
+  for (CallNode* c = parent->first_child.load(std::memory_order_relaxed); c; c = c->next_sibling) {
+    if (c->function == function) {
+      parent->last_hit = c;
+      return c;
+    }
+  }
+  if (nodes_end_ - next_node_ < static_cast<ptrdiff_t>(sizeof(CallNode))) {
+    count(DropReason::kTreeFull);
+    if (tree_full_node_ != &root_ && tree_full_node_->calls.get() == 0 && !tree_full_node_->next_sibling) {
+      // Publish the collector under the root the first time it is needed.
+      tree_full_node_->next_sibling = root_.first_child.load(std::memory_order_relaxed);
+      root_.first_child.store(tree_full_node_, std::memory_order_release);
+    }
+    return tree_full_node_;
+  }
+  auto* node = new (next_node_) CallNode;
+  next_node_ += sizeof(CallNode);
+  node->function = function;
+  node->parent = parent;
+  node->next_sibling = parent->first_child.load(std::memory_order_relaxed);
+  parent->first_child.store(node, std::memory_order_release);
+  parent->last_hit = node;
+  return node;
+}
+
+void ThreadShadow::enter(clr::FunctionID function, uint64_t now_ticks) {
+  enters_.add(1);
+  uint32_t d = depth_.load(std::memory_order_relaxed);
+  if (overflow_depth_ != 0 || d == capacity_) {
+    ++overflow_depth_;
+    pending_tail_entry_ = false;
+    count(DropReason::kStackOverflow);
+    return;
+  }
+  CallNode* parent = current_.load(std::memory_order_relaxed);
+  CallNode* node = parent->last_hit;
+  if (node == nullptr || node->function != function) node = child_of(parent, function);
+  node->calls.add(1);
+  if (pending_tail_entry_) {
+    node->tail_entries.add(1);
+    pending_tail_entry_ = false;
+  }
+  ShadowFrame& frame = frames_[d];
+  frame.node.store(node, std::memory_order_relaxed);
+  frame.start_ticks.store(now_ticks, std::memory_order_relaxed);
+  frame.function = function;
+  depth_.store(d + 1, std::memory_order_release);
+  current_.store(node, std::memory_order_release);
+}
+
+void ThreadShadow::pop_to(uint32_t new_depth, uint64_t now_ticks) {
+  uint32_t d = depth_.load(std::memory_order_relaxed);
+  for (uint32_t i = d; i-- > new_depth;) {
+    CallNode* node = frames_[i].node.load(std::memory_order_relaxed);
+    uint64_t start = frames_[i].start_ticks.load(std::memory_order_relaxed);
+    node->total_ticks.add(now_ticks > start ? now_ticks - start : 0);
+  }
+  depth_.store(new_depth, std::memory_order_release);
+  current_.store(new_depth ? frames_[new_depth - 1].node.load(std::memory_order_relaxed) : &root_,
+                 std::memory_order_release);
+}
+
+bool ThreadShadow::pop_matching(clr::FunctionID function, uint64_t now_ticks) {
+  uint32_t d = depth_.load(std::memory_order_relaxed);
+  for (uint32_t i = d; i-- > 0;) {
+    if (frames_[i].function != function) continue;
+    if (uint32_t stale = d - 1 - i) drops_[static_cast<size_t>(DropReason::kStaleFramePopped)].add(stale);
+    pop_to(i, now_ticks);
+    return true;
+  }
+  return false;
+}
+
+void ThreadShadow::leave(clr::FunctionID function, uint64_t now_ticks) {
+  leaves_.add(1);
+  pop_frame_of(function, now_ticks);
+}
+
+void ThreadShadow::pop_frame_of(clr::FunctionID function, uint64_t now_ticks) {
+  pending_tail_entry_ = false;
+  if (overflow_depth_ != 0) {
+    --overflow_depth_;
+    return;
+  }
+  if (!pop_matching(function, now_ticks)) count(DropReason::kUnmatchedLeave);
+}
+
+void ThreadShadow::tailcall(clr::FunctionID function, uint64_t now_ticks) {
+  tailcalls_.add(1);
+  pop_frame_of(function, now_ticks);
+  pending_tail_entry_ = true;
+}
+
+void ThreadShadow::unwind_leave(uint64_t now_ticks) {
+  unwinds_.add(1);
+  if (unwinding_ != 0) pop_frame_of(unwinding_, now_ticks);
+  unwinding_ = 0;
+}
+
+void ThreadShadow::catcher_enter(clr::FunctionID function, uint64_t now_ticks) {
+  if (overflow_depth_ != 0) return;
+  uint32_t d = depth_.load(std::memory_order_relaxed);
+  for (uint32_t i = d; i-- > 0;) {
+    if (frames_[i].function != function) continue;
+    if (uint32_t stale = d - 1 - i) {
+      drops_[static_cast<size_t>(DropReason::kStaleFramePopped)].add(stale);
+      pop_to(i + 1, now_ticks);
+    }
+    return;
+  }
+}
+
+}  // namespace umbra

@@ -1,0 +1,130 @@
+// A managed thread's shadow stack and exact call tree.
+//
+// Contract:
+// - enter/leave/tailcall/unwind_leave are called ONLY by the owning thread, from the ELT hooks and the exception
+//   callbacks. They never block, allocate (memory comes from a reservation made at construction), log or throw.
+// - Readers on other threads (report, sampler) use current_node() and depth(): both are published with release
+//   stores after the frame they describe is complete, and every node's parent chain is immutable, so the path read
+//   from current_node() is never torn. open_frame_ticks() reads frames with relaxed atomics and is exact only while
+//   the owner is stopped (SuspendRuntime, or the owner has exited).
+// - The object is never freed while a reader may hold it: ThreadRegistry keeps every claimed shadow until the
+//   report is written.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <sys/types.h>
+
+#include "clr/corprof.h"
+#include "hooks/call_node.h"
+#include "hooks/drop_reason.h"
+#include "hooks/owner_counter.h"
+#include "hooks/region.h"
+
+namespace umbra {
+
+struct ShadowFrame {
+  std::atomic<CallNode*> node;
+  std::atomic<uint64_t> start_ticks;
+  clr::FunctionID function;  // owner-only; differs from node->function when the tree is full
+};
+
+// The function id of the node that collects calls once a thread's node reservation is exhausted.
+inline constexpr clr::FunctionID kTreeFullFunction = ~clr::FunctionID{0};
+
+struct ShadowLimits {
+  uint32_t max_depth = 1u << 16;
+  size_t node_bytes = size_t(256) << 20;  // address space reserved for nodes (committed on touch)
+};
+
+class ThreadShadow {
+ public:
+  explicit ThreadShadow(const ShadowLimits& limits);
+  ThreadShadow(const ThreadShadow&) = delete;
+  ThreadShadow& operator=(const ThreadShadow&) = delete;
+
+  // --- owner thread only; hot ---
+  void enter(clr::FunctionID function, uint64_t now_ticks);
+  void leave(clr::FunctionID function, uint64_t now_ticks);
+  // A fast tail call replaces the caller's frame: pop it like a leave; the next enter is marked as a tail entry.
+  void tailcall(clr::FunctionID function, uint64_t now_ticks);
+  // Exception callbacks. A throw starts a search; the search either finds a catcher or, if unwinding begins
+  // without one, the exception is unhandled and the runtime will end the process: unwind_enter() then returns true
+  // (once). An unwind names its function on enter and pops that frame on leave (no leave hook follows).
+  void exception_thrown() {
+    catcher_found_ = false;
+    searching_ = true;
+  }
+  void catcher_found() { catcher_found_ = true; }
+  bool unwind_enter(clr::FunctionID function) {
+    unwinding_ = function;
+    bool unhandled = searching_ && !catcher_found_;
+    searching_ = false;
+    return unhandled;
+  }
+  void unwind_leave(uint64_t now_ticks);
+  // The catching frame resumes: whatever is still above its topmost frame never returns.
+  void catcher_enter(clr::FunctionID function, uint64_t now_ticks);
+
+  uint64_t enters() const { return enters_.get(); }
+  uint64_t leaves() const { return leaves_.get(); }
+  uint64_t tailcalls() const { return tailcalls_.get(); }
+  uint64_t unwinds() const { return unwinds_.get(); }
+
+  // --- any thread ---
+  CallNode* current_node() const { return current_.load(std::memory_order_acquire); }
+  uint32_t depth() const { return depth_.load(std::memory_order_acquire); }
+  const CallNode& root() const { return root_; }
+  CallNode& root() { return root_; }
+  uint64_t drops(DropReason reason) const { return drops_[static_cast<size_t>(reason)].get(); }
+  // Ticks spent so far in frames that are still open, per node; calls visit(node, ticks) for each open frame.
+  template <typename Visit>
+  void for_each_open_frame(uint64_t now_ticks, Visit&& visit) const;
+
+  // Identity, set by the registry when the shadow is claimed (before the owner's first push).
+  pid_t os_tid = 0;
+  clr::ThreadID thread_id = 0;
+  std::atomic<bool> retired{false};
+  std::atomic<ThreadShadow*> next_claimed{nullptr};  // intrusive list of all claimed shadows
+
+  // Releases the frame pages once the owner has exited (its tree stays).
+  void discard_frames() { frames_region_.discard_pages(); }
+
+ private:
+  CallNode* child_of(CallNode* parent, clr::FunctionID function);
+  void pop_to(uint32_t new_depth, uint64_t now_ticks);
+  void count(DropReason reason) { drops_[static_cast<size_t>(reason)].add(1); }
+  bool pop_matching(clr::FunctionID function, uint64_t now_ticks);
+  void pop_frame_of(clr::FunctionID function, uint64_t now_ticks);
+
+  Region frames_region_;
+  Region nodes_region_;
+  ShadowFrame* frames_;
+  uint32_t capacity_;
+  uint32_t overflow_depth_ = 0;  // frames entered beyond capacity, not recorded
+  bool pending_tail_entry_ = false;
+  clr::FunctionID unwinding_ = 0;
+  bool searching_ = false;
+  bool catcher_found_ = false;
+  OwnerCounter enters_, leaves_, tailcalls_, unwinds_;
+  std::atomic<uint32_t> depth_{0};
+  std::atomic<CallNode*> current_;
+  char* next_node_;
+  char* nodes_end_;
+  CallNode root_;
+  CallNode* tree_full_node_;
+  std::array<OwnerCounter, kDropReasonCount> drops_;
+};
+
+template <typename Visit>
+void ThreadShadow::for_each_open_frame(uint64_t now_ticks, Visit&& visit) const {
+  uint32_t d = depth();
+  for (uint32_t i = 0; i < d; ++i) {
+    CallNode* node = frames_[i].node.load(std::memory_order_relaxed);
+    uint64_t start = frames_[i].start_ticks.load(std::memory_order_relaxed);
+    if (node && now_ticks > start) visit(node, now_ticks - start);
+  }
+}
+
+}  // namespace umbra

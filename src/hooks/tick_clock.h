@@ -1,0 +1,47 @@
+// Time stamps for the hooks: the TSC (a few ns to read) on x86-64, converted to nanoseconds once, at report time,
+// by a rate measured over the whole run against CLOCK_MONOTONIC. Falls back to CLOCK_MONOTONIC elsewhere.
+// Hot path: read_ticks() never blocks, allocates or logs.
+#pragma once
+
+#include <cstdint>
+#include <ctime>
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
+
+namespace umbra {
+
+inline uint64_t read_ticks() {
+#if defined(__x86_64__)
+  return __rdtsc();
+#else
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
+#endif
+}
+
+inline uint64_t monotonic_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
+}
+
+// Pairs a tick reading with a monotonic reading at start; ns_per_tick() uses a second pair taken when asked.
+class TickCalibration {
+ public:
+  TickCalibration() : start_ticks_(read_ticks()), start_ns_(monotonic_ns()) {}
+  uint64_t start_ns() const { return start_ns_; }
+  uint64_t start_ticks() const { return start_ticks_; }
+  double ns_per_tick() const {
+    uint64_t ticks = read_ticks() - start_ticks_;
+    uint64_t ns = monotonic_ns() - start_ns_;
+    return ticks == 0 ? 1.0 : double(ns) / double(ticks);
+  }
+
+ private:
+  uint64_t start_ticks_;
+  uint64_t start_ns_;
+};
+
+}  // namespace umbra

@@ -1,0 +1,112 @@
+#include "merge/function_names.h"
+
+#include <cstdio>
+
+#include "clr/guids.h"
+#include "threads/thread_registry.h"
+
+namespace umbra {
+namespace {
+
+constexpr clr::ULONG kNameCapacity = 1024;
+
+std::string hex_name(const char* what, uintptr_t value) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "[%s 0x%lx]", what, static_cast<unsigned long>(value));
+  return buf;
+}
+
+std::string to_utf8(const clr::WCHAR* text, clr::ULONG count_with_nul) {
+  size_t n = count_with_nul > 0 ? count_with_nul - 1 : 0;
+  if (n > kNameCapacity - 1) n = kNameCapacity - 1;
+  std::u16string_view view(text, n);
+  if (auto nul = view.find(u'\0'); nul != std::u16string_view::npos) view = view.substr(0, nul);
+  return utf16_to_utf8(view);
+}
+
+}  // namespace
+
+std::string type_name(clr::IMetaDataImport& metadata, clr::mdTypeDef type) {
+  std::string result;
+  for (int nesting = 0; nesting < 64 && (type & clr::kTokenTypeMask) == clr::mdtTypeDef; ++nesting) {
+    clr::WCHAR buf[kNameCapacity];
+    clr::ULONG len = 0;
+    clr::DWORD flags = 0;
+    clr::mdToken extends = 0;
+    if (!clr::succeeded(metadata.GetTypeDefProps(type, buf, kNameCapacity, &len, &flags, &extends))) break;
+    std::string part = to_utf8(buf, len);
+    result = result.empty() ? part : part + "+" + result;
+    if ((flags & clr::tdVisibilityMask) < clr::tdNestedPublic) break;
+    clr::mdTypeDef enclosing = 0;
+    if (!clr::succeeded(metadata.GetNestedClassProps(type, &enclosing))) break;
+    type = enclosing;
+  }
+  return result;
+}
+
+void FunctionNames::remember(clr::FunctionID function) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!frozen_ && functions_.find(function) == functions_.end())
+    functions_.emplace(function, resolve_locked(function));
+}
+
+FunctionName FunctionNames::lookup(clr::FunctionID function) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (auto it = functions_.find(function); it != functions_.end()) return it->second;
+  if (frozen_) return {hex_name("function", function), ""};
+  return functions_.emplace(function, resolve_locked(function)).first->second;
+}
+
+void FunctionNames::freeze() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  frozen_ = true;
+}
+
+size_t FunctionNames::size() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return functions_.size();
+}
+
+std::string FunctionNames::module_name_locked(clr::ModuleID module) {
+  if (auto it = modules_.find(module); it != modules_.end()) return it->second;
+  clr::WCHAR buf[kNameCapacity];
+  clr::ULONG len = 0;
+  clr::LPCBYTE base = nullptr;
+  clr::AssemblyID assembly = 0;
+  std::string name;
+  if (clr::succeeded(info_->GetModuleInfo(module, &base, kNameCapacity, &len, buf, &assembly))) {
+    name = to_utf8(buf, len);
+    if (auto slash = name.find_last_of('/'); slash != std::string::npos) name = name.substr(slash + 1);
+  }
+  return modules_.emplace(module, name).first->second;
+}
+
+FunctionName FunctionNames::resolve_locked(clr::FunctionID function) {
+  FunctionName out{hex_name("function", function), ""};
+  clr::ClassID cls = 0;
+  clr::ModuleID module = 0;
+  clr::mdToken token = 0;
+  if (!clr::succeeded(info_->GetFunctionInfo(function, &cls, &module, &token))) return out;
+  out.module = module_name_locked(module);
+  clr::IUnknown* unknown = nullptr;
+  if (!clr::succeeded(info_->GetTokenAndMetaDataFromFunction(function, clr::IID_IMetaDataImport, &unknown, &token)) ||
+      unknown == nullptr)
+    return out;
+  auto* metadata = static_cast<clr::IMetaDataImport*>(unknown);
+  clr::WCHAR buf[kNameCapacity];
+  clr::ULONG len = 0;
+  clr::mdTypeDef owner = 0;
+  clr::DWORD attributes = 0, impl_flags = 0;
+  clr::PCCOR_SIGNATURE signature = nullptr;
+  clr::ULONG signature_size = 0, rva = 0;
+  if (clr::succeeded(metadata->GetMethodProps(token, &owner, buf, kNameCapacity, &len, &attributes, &signature,
+                                              &signature_size, &rva, &impl_flags))) {
+    std::string method = to_utf8(buf, len);
+    std::string type = type_name(*metadata, owner);
+    out.name = type.empty() || type == "<Module>" ? method : type + "." + method;
+  }
+  metadata->Release();
+  return out;
+}
+
+}  // namespace umbra

@@ -1,0 +1,46 @@
+// FunctionID -> "Namespace.Outer+Inner.Method" and module file name, through IMetaDataImport.
+//
+// Contract: never called from the hooks. remember() runs in JITCompilationFinished so that every method that can
+// appear in a tree has its name before any exit path needs it; lookup() resolves what is still missing. Both lock
+// one mutex, which is never held while waiting on anything but the runtime's metadata calls.
+#pragma once
+
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+#include "clr/corprof.h"
+#include "clr/metadata.h"
+
+namespace umbra {
+
+struct FunctionName {
+  std::string name;
+  std::string module;
+};
+
+class FunctionNames {
+ public:
+  explicit FunctionNames(clr::ICorProfilerInfo* info) : info_(info) {}
+
+  void remember(clr::FunctionID function);
+  FunctionName lookup(clr::FunctionID function);
+  // Stops calling into the runtime (it is shutting down); lookup() then answers from the cache only.
+  void freeze();
+  size_t size() const;
+
+ private:
+  FunctionName resolve_locked(clr::FunctionID function);
+  std::string module_name_locked(clr::ModuleID module);
+
+  clr::ICorProfilerInfo* info_;
+  mutable std::mutex mutex_;
+  bool frozen_ = false;
+  std::unordered_map<clr::FunctionID, FunctionName> functions_;
+  std::unordered_map<clr::ModuleID, std::string> modules_;
+};
+
+// Builds "Namespace.Outer+Inner" for a type definition. Exposed for tests with a fake IMetaDataImport.
+std::string type_name(clr::IMetaDataImport& metadata, clr::mdTypeDef type);
+
+}  // namespace umbra

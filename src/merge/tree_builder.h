@@ -1,0 +1,32 @@
+// Turns a thread's live call tree (CallNodes keyed by FunctionID) into report nodes with names and nanoseconds.
+// Siblings that resolve to the same method (e.g. several instantiations sharing a display name) are merged.
+//
+// Runs once, when the report is written, on the writer's thread; reads the owner's counters with relaxed loads.
+// Recursion depth follows the tree depth, so callers run it on a thread with a large stack.
+#pragma once
+
+#include <functional>
+#include <unordered_map>
+#include <vector>
+
+#include "hooks/thread_shadow.h"
+#include "merge/function_names.h"
+#include "report/report.h"
+
+namespace umbra {
+
+using NameLookup = std::function<FunctionName(clr::FunctionID)>;
+
+// Ticks of frames still open when the report is taken, per node; added to those nodes' totals.
+using OpenTicks = std::unordered_map<const CallNode*, uint64_t>;
+
+std::vector<ReportNode> build_roots(const CallNode& root, const NameLookup& names, double ns_per_tick,
+                                    const OpenTicks& open);
+
+// Adds `from` into `into` (same method): counters summed, children merged by name and module.
+void merge_node(ReportNode& into, ReportNode&& from);
+
+// Recomputes self_ns and samples bottom-up: self = total - sum(children totals); samples = self + children.
+void finish_totals(ReportNode& node);
+
+}  // namespace umbra

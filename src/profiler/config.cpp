@@ -1,0 +1,158 @@
+#include "profiler/config.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+
+namespace umbra {
+namespace {
+
+constexpr const char* kLogLevels[] = {"trace", "debug", "info", "warn", "error", "critical", "off"};
+constexpr const char* kKnownFormats[] = {"json", "text", "collapsed", "speedscope", "html"};
+constexpr const char* kWrittenFormats[] = {"json", "text"};
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  return s;
+}
+
+template <typename T>
+void read(const EnvLookup& env, const char* name, T& field, std::optional<T> (*parse)(const std::string&),
+          const std::string& expected, const std::string& fallback, std::vector<std::string>& warnings) {
+  auto value = env(name);
+  if (!value) return;
+  if (auto parsed = parse(*value)) {
+    field = *parsed;
+    return;
+  }
+  warnings.push_back(std::string(name) + "='" + *value + "' is not " + expected + "; using " + fallback);
+}
+
+}  // namespace
+
+const char* mode_name(Mode mode) { return mode == Mode::kSampled ? "sampled" : "shadow"; }
+
+std::optional<Mode> parse_mode(const std::string& text) {
+  std::string t = lower(text);
+  if (t == "shadow") return Mode::kShadow;
+  if (t == "sampled") return Mode::kSampled;
+  return std::nullopt;
+}
+
+std::optional<uint64_t> parse_unsigned(const std::string& text, uint64_t min, uint64_t max) {
+  if (text.empty() || text.size() > 20 || !std::all_of(text.begin(), text.end(), ::isdigit)) return std::nullopt;
+  errno = 0;
+  unsigned long long v = std::strtoull(text.c_str(), nullptr, 10);
+  if (errno != 0 || v < min || v > max) return std::nullopt;
+  return v;
+}
+
+std::optional<double> parse_percent(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  char* end = nullptr;
+  errno = 0;
+  double v = std::strtod(text.c_str(), &end);
+  if (errno != 0 || end != text.c_str() + text.size() || !std::isfinite(v) || v < 0 || v > 100) return std::nullopt;
+  return v;
+}
+
+std::optional<bool> parse_bool(const std::string& text) {
+  std::string t = lower(text);
+  if (t == "1" || t == "true" || t == "yes" || t == "on") return true;
+  if (t == "0" || t == "false" || t == "no" || t == "off") return false;
+  return std::nullopt;
+}
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t comma = text.find(',', start);
+    if (comma == std::string::npos) comma = text.size();
+    std::string item = lower(text.substr(start, comma - start));
+    item.erase(0, item.find_first_not_of(" \t"));
+    item.erase(item.find_last_not_of(" \t") + 1);
+    if (!item.empty()) out.push_back(item);
+    start = comma + 1;
+  }
+  return out;
+}
+
+bool is_known_format(const std::string& format) {
+  return std::find(std::begin(kKnownFormats), std::end(kKnownFormats), format) != std::end(kKnownFormats);
+}
+
+bool is_written_format(const std::string& format) {
+  return std::find(std::begin(kWrittenFormats), std::end(kWrittenFormats), format) != std::end(kWrittenFormats);
+}
+
+Config load_config(const EnvLookup& env, int64_t pid, std::vector<std::string>& warnings) {
+  Config config;
+  config.output_prefix = "./umbra-" + std::to_string(pid);
+
+  read<Mode>(env, "UMBRA_MODE", config.mode, parse_mode, "shadow or sampled", "shadow", warnings);
+  if (config.mode == Mode::kSampled) {
+    warnings.push_back("UMBRA_MODE='sampled' is not available in this build yet; running shadow mode");
+    config.mode = Mode::kShadow;
+  }
+
+  if (auto out = env("UMBRA_OUTPUT")) {
+    if (out->empty()) warnings.push_back("UMBRA_OUTPUT='' is empty; using " + config.output_prefix);
+    else config.output_prefix = *out;
+  }
+
+  if (auto level = env("UMBRA_LOG_LEVEL")) {
+    std::string l = lower(*level);
+    if (l == "warning") l = "warn";
+    if (l == "err") l = "error";
+    if (std::find(std::begin(kLogLevels), std::end(kLogLevels), l) != std::end(kLogLevels)) {
+      config.log_level = l;
+    } else {
+      warnings.push_back("UMBRA_LOG_LEVEL='" + *level +
+                         "' is not trace, debug, info, warn, error, critical or off; using warn");
+    }
+  }
+
+  read<double>(env, "UMBRA_MIN_PERCENT", config.min_percent, parse_percent, "a percentage from 0 to 100", "0.5",
+               warnings);
+
+  auto interval = [](const std::string& t) -> std::optional<uint32_t> {
+    if (auto v = parse_unsigned(t, 1, 60000)) return uint32_t(*v);
+    return std::nullopt;
+  };
+  read<uint32_t>(env, "UMBRA_INTERVAL_MS", config.interval_ms, interval, "a whole number of ms from 1 to 60000",
+                 "10", warnings);
+
+  auto depth = [](const std::string& t) -> std::optional<uint32_t> {
+    if (auto v = parse_unsigned(t, 16, 1u << 24)) return uint32_t(*v);
+    return std::nullopt;
+  };
+  read<uint32_t>(env, "UMBRA_MAX_DEPTH", config.max_depth, depth, "a whole number from 16 to 16777216", "65536",
+                 warnings);
+
+  read<bool>(env, "UMBRA_ALLOW_INLINING", config.allow_inlining, parse_bool, "0 or 1", "0", warnings);
+  read<bool>(env, "UMBRA_USE_PRECOMPILED", config.use_precompiled, parse_bool, "0 or 1", "0", warnings);
+
+  if (auto formats = env("UMBRA_FORMATS")) {
+    std::vector<std::string> chosen;
+    for (const auto& f : split_list(*formats)) {
+      if (!is_known_format(f)) {
+        warnings.push_back("UMBRA_FORMATS names unknown format '" + f +
+                           "' (known: json, text, collapsed, speedscope, html); skipping it");
+      } else if (!is_written_format(f)) {
+        warnings.push_back("UMBRA_FORMATS format '" + f + "' is not available in this build yet; skipping it");
+      } else if (std::find(chosen.begin(), chosen.end(), f) == chosen.end()) {
+        chosen.push_back(f);
+      }
+    }
+    if (chosen.empty()) {
+      warnings.push_back("UMBRA_FORMATS='" + *formats + "' leaves no format to write; using json,text");
+    } else {
+      config.formats = chosen;
+    }
+  }
+  return config;
+}
+
+}  // namespace umbra

@@ -1,0 +1,46 @@
+// umbra's configuration, read once from UMBRA_* environment variables at Initialize.
+// A bad value never stops the profiled program: it yields one warning line (variable, value, what umbra does
+// instead) and the default is used.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace umbra {
+
+enum class Mode { kShadow, kSampled };
+
+struct Config {
+  Mode mode = Mode::kShadow;
+  std::string output_prefix;  // <prefix>.json, <prefix>.txt
+  std::string log_level = "warn";
+  double min_percent = 0.5;
+  uint32_t interval_ms = 10;
+  std::vector<std::string> formats = {"json", "text"};
+  bool allow_inlining = false;    // inlined calls are invisible to the hooks
+  bool use_precompiled = false;   // ReadyToRun code carries no hooks
+  uint32_t max_depth = 1u << 16;  // shadow stack capacity per thread
+};
+
+using EnvLookup = std::function<std::optional<std::string>(const char* name)>;
+
+// Reads the configuration; appends one human-readable line per bad value to `warnings`.
+Config load_config(const EnvLookup& env, int64_t pid, std::vector<std::string>& warnings);
+
+const char* mode_name(Mode mode);
+
+// Formats known to umbra, and those this build writes.
+bool is_known_format(const std::string& format);
+bool is_written_format(const std::string& format);
+
+// Shared by the launcher: parse and validate single values (nullopt when invalid).
+std::optional<Mode> parse_mode(const std::string& text);
+std::optional<uint64_t> parse_unsigned(const std::string& text, uint64_t min, uint64_t max);
+std::optional<double> parse_percent(const std::string& text);
+std::optional<bool> parse_bool(const std::string& text);
+std::vector<std::string> split_list(const std::string& text);
+
+}  // namespace umbra

@@ -1,0 +1,31 @@
+// umbra's log: spdlog to stderr, every line prefixed "umbra:". For start-up, configuration, errors and the closing
+// summary only; never called from the hooks.
+#pragma once
+
+#include <string>
+
+#include <spdlog/spdlog.h>
+
+namespace umbra::log {
+
+// Creates the stderr logger at `level` (a spdlog level name).
+void init(const std::string& level);
+spdlog::logger& get();
+
+// A line the user must see whatever the level: configuration problems, where the report went.
+void always(const std::string& line);
+
+template <typename... Args>
+void info(spdlog::format_string_t<Args...> fmt, Args&&... args) {
+  get().info(fmt, std::forward<Args>(args)...);
+}
+template <typename... Args>
+void debug(spdlog::format_string_t<Args...> fmt, Args&&... args) {
+  get().debug(fmt, std::forward<Args>(args)...);
+}
+template <typename... Args>
+void error(spdlog::format_string_t<Args...> fmt, Args&&... args) {
+  get().error(fmt, std::forward<Args>(args)...);
+}
+
+}  // namespace umbra::log

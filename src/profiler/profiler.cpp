@@ -1,0 +1,161 @@
+#include "profiler/profiler.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "clr/guids.h"
+#include "hooks/elt2_hooks.h"
+#include "hooks/tick_clock.h"
+#include "profiler/exit_paths.h"
+#include "profiler/log.h"
+
+namespace umbra {
+namespace {
+
+// Lives until the process ends: hooks may run on other threads up to the last instruction.
+std::atomic<Session*> g_session{nullptr};
+
+// Runs a callback body; an exception must never reach the runtime.
+template <typename Body>
+clr::HRESULT guarded(const char* what, Body&& body) {
+  try {
+    body();
+    return clr::S_OK;
+  } catch (const std::exception& e) {
+    log::error("{} failed: {}", what, e.what());
+  } catch (...) {
+    log::error("{} failed", what);
+  }
+  return clr::S_OK;
+}
+
+}  // namespace
+
+Session* Profiler::active_session() { return g_session.load(std::memory_order_acquire); }
+
+clr::HRESULT Profiler::QueryInterface(const clr::IID& riid, void** object) {
+  if (object == nullptr) return clr::E_POINTER;
+  using namespace clr;
+  if (riid == IID_IUnknown || riid == IID_ICorProfilerCallback || riid == IID_ICorProfilerCallback2 ||
+      riid == IID_ICorProfilerCallback3 || riid == IID_ICorProfilerCallback4 || riid == IID_ICorProfilerCallback5 ||
+      riid == IID_ICorProfilerCallback6 || riid == IID_ICorProfilerCallback7 || riid == IID_ICorProfilerCallback8 ||
+      riid == IID_ICorProfilerCallback9 || riid == IID_ICorProfilerCallback10 ||
+      riid == IID_ICorProfilerCallback11) {
+    *object = static_cast<ICorProfilerCallback11*>(this);
+    AddRef();
+    return S_OK;
+  }
+  *object = nullptr;
+  return E_NOINTERFACE;
+}
+
+clr::ULONG Profiler::AddRef() { return refs_.fetch_add(1, std::memory_order_relaxed) + 1; }
+
+// The runtime holds the profiler until the process exits and hooks may still run after Shutdown, so the object
+// is never deleted.
+clr::ULONG Profiler::Release() { return refs_.fetch_sub(1, std::memory_order_acq_rel) - 1; }
+
+clr::HRESULT Profiler::Initialize(IUnknown* info_unknown) {
+  std::vector<std::string> warnings;
+  Config config = load_config(
+      [](const char* name) -> std::optional<std::string> {
+        const char* v = std::getenv(name);
+        return v ? std::optional<std::string>(v) : std::nullopt;
+      },
+      getpid(), warnings);
+  log::init(config.log_level);
+  for (const auto& w : warnings) log::always(w);
+
+  clr::ICorProfilerInfo10* info = nullptr;
+  if (!clr::succeeded(info_unknown->QueryInterface(clr::IID_ICorProfilerInfo10, reinterpret_cast<void**>(&info))) ||
+      info == nullptr) {
+    log::always("this runtime does not offer ICorProfilerInfo10 (.NET Core 3.0 or later is needed); not profiling");
+    return clr::CORPROF_E_PROFILER_CANCEL_ACTIVATION;
+  }
+  auto* session = new Session(std::move(config), info);
+  if (!clr::succeeded(session->start())) {
+    delete session;
+    return clr::CORPROF_E_PROFILER_CANCEL_ACTIVATION;
+  }
+  g_session.store(session, std::memory_order_release);
+  install_exit_paths();
+  return clr::S_OK;
+}
+
+clr::HRESULT Profiler::Shutdown() {
+  return guarded("Shutdown", [] {
+    if (Session* s = active_session()) s->finish("shutdown", true);
+  });
+}
+
+clr::HRESULT Profiler::ThreadCreated(ThreadID thread) {
+  return guarded("ThreadCreated", [&] {
+    if (Session* s = active_session()) s->threads().on_created(thread);
+  });
+}
+
+clr::HRESULT Profiler::ThreadDestroyed(ThreadID thread) {
+  return guarded("ThreadDestroyed", [&] {
+    if (Session* s = active_session()) s->threads().on_destroyed(thread);
+  });
+}
+
+clr::HRESULT Profiler::ThreadAssignedToOSThread(ThreadID thread, DWORD os_thread_id) {
+  return guarded("ThreadAssignedToOSThread", [&] {
+    if (Session* s = active_session()) s->threads().on_assigned_os_thread(thread, os_thread_id);
+  });
+}
+
+clr::HRESULT Profiler::ThreadNameChanged(ThreadID thread, ULONG cch_name, WCHAR name[]) {
+  return guarded("ThreadNameChanged", [&] {
+    if (Session* s = active_session())
+      s->threads().on_name_changed(thread, name ? std::u16string_view(name, cch_name) : std::u16string_view());
+  });
+}
+
+clr::HRESULT Profiler::JITCompilationFinished(FunctionID function, HRESULT, BOOL) {
+  return guarded("JITCompilationFinished", [&] {
+    if (Session* s = active_session()) s->names().remember(function);
+  });
+}
+
+// The exception callbacks run on the thread whose frames unwind, so they may update its shadow like a hook.
+clr::HRESULT Profiler::ExceptionThrown(ObjectID) {
+  if (ThreadShadow* shadow = hooks::existing_shadow()) shadow->exception_thrown();
+  return clr::S_OK;
+}
+
+clr::HRESULT Profiler::ExceptionSearchCatcherFound(FunctionID) {
+  if (ThreadShadow* shadow = hooks::existing_shadow()) shadow->catcher_found();
+  return clr::S_OK;
+}
+
+clr::HRESULT Profiler::ExceptionUnwindFunctionEnter(FunctionID function) {
+  ThreadShadow* shadow = hooks::existing_shadow();
+  if (shadow == nullptr || !shadow->unwind_enter(function)) return clr::S_OK;
+  // The search found no catcher: the runtime ends the process once this unwind is done, without Shutdown.
+  // The runtime is still whole here, so the report is complete (the unwinding frames count as open).
+  return guarded("unhandled exception", [] {
+    if (Session* s = active_session()) s->finish("unhandled_exception", true);
+  });
+}
+
+clr::HRESULT Profiler::ExceptionUnwindFunctionLeave() {
+  if (ThreadShadow* shadow = hooks::existing_shadow()) shadow->unwind_leave(read_ticks());
+  return clr::S_OK;
+}
+
+clr::HRESULT Profiler::ExceptionCatcherEnter(FunctionID function, ObjectID) {
+  if (ThreadShadow* shadow = hooks::existing_shadow()) shadow->catcher_enter(function, read_ticks());
+  return clr::S_OK;
+}
+
+clr::HRESULT Profiler::LoadAsNotificationOnly(BOOL* notification_only) {
+  if (notification_only) *notification_only = clr::FALSE_;
+  return clr::S_OK;
+}
+
+}  // namespace umbra

@@ -1,0 +1,41 @@
+// The object CoreCLR loads: ICorProfilerCallback11. It stays thin: each callback umbra cares about is forwarded to
+// the layer that owns it (Session, ThreadRegistry, FunctionNames, the thread's ThreadShadow); all others answer
+// S_OK through CallbackDefaults. Callbacks never throw into the runtime.
+#pragma once
+
+#include <atomic>
+#include <memory>
+
+#include "profiler/callback_defaults.h"
+#include "profiler/session.h"
+
+namespace umbra {
+
+class Profiler final : public CallbackDefaults {
+ public:
+  HRESULT QueryInterface(const clr::IID& riid, void** object) override;
+  ULONG AddRef() override;
+  ULONG Release() override;
+
+  HRESULT Initialize(IUnknown* info) override;
+  HRESULT Shutdown() override;
+  HRESULT ThreadCreated(ThreadID thread) override;
+  HRESULT ThreadDestroyed(ThreadID thread) override;
+  HRESULT ThreadAssignedToOSThread(ThreadID thread, DWORD os_thread_id) override;
+  HRESULT ThreadNameChanged(ThreadID thread, ULONG cch_name, WCHAR name[]) override;
+  HRESULT JITCompilationFinished(FunctionID function, HRESULT status, BOOL is_safe_to_block) override;
+  HRESULT ExceptionThrown(ObjectID exception) override;
+  HRESULT ExceptionSearchCatcherFound(FunctionID function) override;
+  HRESULT ExceptionUnwindFunctionEnter(FunctionID function) override;
+  HRESULT ExceptionUnwindFunctionLeave() override;
+  HRESULT ExceptionCatcherEnter(FunctionID function, ObjectID exception) override;
+  HRESULT LoadAsNotificationOnly(BOOL* notification_only) override;
+
+  // The live session, for exit paths outside the runtime's callbacks (atexit, fatal signals).
+  static Session* active_session();
+
+ private:
+  std::atomic<ULONG> refs_{1};
+};
+
+}  // namespace umbra

@@ -1,0 +1,156 @@
+#include "profiler/session.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <thread>
+#include <vector>
+
+#include "hooks/elt2_hooks.h"
+#include "merge/tree_builder.h"
+#include "profiler/log.h"
+#include "report/output_files.h"
+
+namespace umbra {
+namespace {
+
+ShadowLimits limits_of(const Config& config) {
+  ShadowLimits limits;
+  limits.max_depth = config.max_depth;
+  return limits;
+}
+
+// Runs `work` on a thread with a large stack: report trees are as deep as the deepest call stack.
+template <typename Work>
+void run_on_large_stack(Work&& work) {
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, size_t(512) << 20);
+  struct Call {
+    Work* work;
+    static void* run(void* self) {
+      (*static_cast<Call*>(self)->work)();
+      return nullptr;
+    }
+  } call{&work};
+  pthread_t thread;
+  if (pthread_create(&thread, &attr, &Call::run, &call) == 0) {
+    pthread_join(thread, nullptr);
+  } else {
+    work();  // no thread to be had: try on this one
+  }
+  pthread_attr_destroy(&attr);
+}
+
+}  // namespace
+
+Session::Session(Config config, clr::ICorProfilerInfo10* info)
+    : config_(std::move(config)), info_(info), pool_(limits_of(config_)), threads_(pool_), names_(info) {}
+
+clr::HRESULT Session::start() {
+  clr::DWORD mask = clr::COR_PRF_MONITOR_ENTERLEAVE | clr::COR_PRF_MONITOR_THREADS |
+                    clr::COR_PRF_MONITOR_EXCEPTIONS | clr::COR_PRF_MONITOR_JIT_COMPILATION;
+  if (!config_.allow_inlining) mask |= clr::COR_PRF_DISABLE_INLINING;
+  if (!config_.use_precompiled) mask |= clr::COR_PRF_DISABLE_ALL_NGEN_IMAGES;
+  clr::HRESULT hr = info_->SetEventMask(mask);
+  if (!clr::succeeded(hr)) {
+    log::error("SetEventMask(0x{:x}) failed with 0x{:x}; the program runs unprofiled", mask, uint32_t(hr));
+    return hr;
+  }
+  pool_.prepare(ThreadRegistry::kPreparedShadows);
+  hooks::install_pool(&pool_, info_);
+  hr = info_->SetEnterLeaveFunctionHooks2(&hooks::on_enter2, &hooks::on_leave2, &hooks::on_tailcall2);
+  if (!clr::succeeded(hr)) {
+    log::error("SetEnterLeaveFunctionHooks2 failed with 0x{:x}; the program runs unprofiled", uint32_t(hr));
+    return hr;
+  }
+  log::info("shadow mode: event mask 0x{:x}, report to {}.*", mask, config_.output_prefix);
+  return clr::S_OK;
+}
+
+std::string Session::runtime_version() {
+  // The shared framework's directory is named after the runtime version: .../Microsoft.NETCore.App/10.0.1/.
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  while (std::getline(maps, line)) {
+    auto at = line.find("/libcoreclr.so");
+    if (at == std::string::npos) continue;
+    auto slash = line.rfind('/', at - 1);
+    if (slash != std::string::npos) return line.substr(slash + 1, at - slash - 1);
+  }
+  clr::USHORT id = 0, major = 0, minor = 0, build = 0, qfe = 0;
+  clr::COR_PRF_RUNTIME_TYPE type{};
+  clr::ULONG len = 0;
+  if (clr::succeeded(info_->GetRuntimeInformation(&id, &type, &major, &minor, &build, &qfe, 0, &len, nullptr)))
+    return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(build);
+  return "unknown";
+}
+
+Report Session::build_report(const char* trigger) {
+  Report report;
+  report.mode = mode_name(config_.mode);
+  report.pid = getpid();
+  report.runtime = runtime_version();
+  uint64_t now = read_ticks();
+  double ns_per_tick = clock_.ns_per_tick();
+  report.duration_ns = monotonic_ns() - clock_.start_ns();
+  NameLookup lookup = [this](clr::FunctionID f) { return names_.lookup(f); };
+
+  std::vector<ThreadShadow*> shadows;
+  pool_.for_each_claimed([&](ThreadShadow& s) { shadows.push_back(&s); });
+  uint64_t enters = 0, leaves = 0, tailcalls = 0, unwinds = 0;
+  std::array<uint64_t, kDropReasonCount> drops{};
+  for (auto it = shadows.rbegin(); it != shadows.rend(); ++it) {  // claim order: the main thread first
+    ThreadShadow& shadow = **it;
+    enters += shadow.enters();
+    leaves += shadow.leaves();
+    tailcalls += shadow.tailcalls();
+    unwinds += shadow.unwinds();
+    for (size_t r = 0; r < kDropReasonCount; ++r) drops[r] += shadow.drops(static_cast<DropReason>(r));
+    OpenTicks open;
+    shadow.for_each_open_frame(now, [&](const CallNode* node, uint64_t ticks) { open[node] += ticks; });
+    ReportThread thread;
+    thread.os_tid = uint64_t(shadow.os_tid);
+    if (shadow.thread_id) thread.managed_id = shadow.thread_id;
+    thread.name = threads_.name_of(shadow);
+    thread.exited = shadow.retired.load(std::memory_order_acquire);
+    thread.roots = build_roots(shadow.root(), lookup, ns_per_tick, open);
+    if (!thread.roots.empty()) report.threads.push_back(std::move(thread));
+  }
+  drops[static_cast<size_t>(DropReason::kNoThreadState)] += hooks::unattributed_hooks();
+
+  JsonValue& stats = report.stats;
+  stats.set("report_trigger", trigger);
+  stats.set("enter_hooks", enters);
+  stats.set("leave_hooks", leaves);
+  stats.set("tailcall_hooks", tailcalls);
+  stats.set("exception_unwinds", unwinds);
+  stats.set("threads_created", threads_.threads_created());
+  stats.set("threads_destroyed", threads_.threads_destroyed());
+  stats.set("threads_reported", uint64_t(report.threads.size()));
+  stats.set("functions_named", uint64_t(names_.size()));
+  JsonValue drop_stats = JsonValue::object();
+  for (size_t r = 0; r < kDropReasonCount; ++r) drop_stats.set(std::string(kDropReasonNames[r]), drops[r]);
+  stats.set("drops", std::move(drop_stats));
+  return report;
+}
+
+void Session::finish(const char* trigger, bool runtime_usable) {
+  bool expected = false;
+  if (!finished_.compare_exchange_strong(expected, true, std::memory_order_acq_rel)) return;
+  if (!runtime_usable) names_.freeze();
+  run_on_large_stack([&] {
+    Report report = build_report(trigger);
+    OutputRequest request{config_.output_prefix, config_.formats, config_.min_percent, report.pid};
+    auto written = write_report_files(report, request, [](const std::string& line) { log::always(line); });
+    uint64_t calls = 0;
+    for (const auto& t : report.threads) calls += thread_calls(t);
+    std::string files;
+    for (const auto& w : written) files += (files.empty() ? "" : ", ") + w;
+    log::always(std::string(report.mode) + " profile: " + std::to_string(report.threads.size()) + " threads, " +
+                std::to_string(calls) + " calls; wrote " + (files.empty() ? "nothing" : files));
+  });
+}
+
+}  // namespace umbra

@@ -1,0 +1,51 @@
+// One profiling session: owns every layer (shadow pool, thread registry, names) and writes the report once,
+// at whichever exit comes first (Shutdown, exit(), a fatal signal).
+// The profiler callback class forwards to it; nothing here runs on the hooks' path.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <string>
+
+#include "clr/corprof.h"
+#include "hooks/shadow_pool.h"
+#include "hooks/tick_clock.h"
+#include "merge/function_names.h"
+#include "profiler/config.h"
+#include "report/report.h"
+#include "threads/thread_registry.h"
+
+namespace umbra {
+
+class Session {
+ public:
+  Session(Config config, clr::ICorProfilerInfo10* info);
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  // Sets the event mask and installs the hooks. Failure leaves the program unprofiled.
+  clr::HRESULT start();
+
+  ThreadRegistry& threads() { return threads_; }
+  FunctionNames& names() { return names_; }
+  const Config& config() const { return config_; }
+
+  // Writes the report unless it was written already. `trigger` says which exit path got here first.
+  // `runtime_usable` is false once the runtime may be torn down: names then come from the cache only.
+  void finish(const char* trigger, bool runtime_usable);
+  bool finished() const { return finished_.load(std::memory_order_acquire); }
+
+ private:
+  Report build_report(const char* trigger);
+  std::string runtime_version();
+
+  Config config_;
+  clr::ICorProfilerInfo10* info_;
+  TickCalibration clock_;
+  ShadowPool pool_;
+  ThreadRegistry threads_;
+  FunctionNames names_;
+  std::atomic<bool> finished_{false};
+};
+
+}  // namespace umbra

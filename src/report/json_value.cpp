@@ -1,0 +1,124 @@
+#include "report/json_value.h"
+
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+
+namespace umbra {
+
+double JsonValue::as_double() const {
+  if (auto* i = std::get_if<int64_t>(&value_)) return double(*i);
+  if (auto* u = std::get_if<uint64_t>(&value_)) return double(*u);
+  return std::get<double>(value_);
+}
+
+int64_t JsonValue::as_int() const {
+  if (auto* i = std::get_if<int64_t>(&value_)) return *i;
+  if (auto* u = std::get_if<uint64_t>(&value_)) return int64_t(*u);
+  return int64_t(std::get<double>(value_));
+}
+
+uint64_t JsonValue::as_uint() const {
+  if (auto* u = std::get_if<uint64_t>(&value_)) return *u;
+  if (auto* i = std::get_if<int64_t>(&value_)) return uint64_t(*i);
+  return uint64_t(std::get<double>(value_));
+}
+
+const JsonValue* JsonValue::find(std::string_view key) const {
+  if (!is_object()) return nullptr;
+  for (const auto& [k, v] : as_object())
+    if (k == key) return &v;
+  return nullptr;
+}
+
+JsonValue& JsonValue::set(std::string key, JsonValue value) {
+  for (auto& [k, v] : as_object()) {
+    if (k == key) {
+      v = std::move(value);
+      return v;
+    }
+  }
+  as_object().emplace_back(std::move(key), std::move(value));
+  return as_object().back().second;
+}
+
+void append_json_string(std::string& out, std::string_view text) {
+  out += '"';
+  for (unsigned char c : text) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
+      default:
+        if (c < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", c);
+          out += buf;
+        } else {
+          out += char(c);
+        }
+    }
+  }
+  out += '"';
+}
+
+std::string JsonValue::dump(int indent) const {
+  std::string out;
+  dump_to(out, indent, 0);
+  return out;
+}
+
+void JsonValue::dump_to(std::string& out, int indent, int level) const {
+  auto newline = [&](int lvl) {
+    if (indent < 0) return;
+    out += '\n';
+    out.append(size_t(indent * lvl), ' ');
+  };
+  char buf[32];
+  if (is_null()) {
+    out += "null";
+  } else if (auto* b = std::get_if<bool>(&value_)) {
+    out += *b ? "true" : "false";
+  } else if (auto* i = std::get_if<int64_t>(&value_)) {
+    std::snprintf(buf, sizeof buf, "%" PRId64, *i);
+    out += buf;
+  } else if (auto* u = std::get_if<uint64_t>(&value_)) {
+    std::snprintf(buf, sizeof buf, "%" PRIu64, *u);
+    out += buf;
+  } else if (auto* d = std::get_if<double>(&value_)) {
+    if (std::isfinite(*d)) {
+      std::snprintf(buf, sizeof buf, "%.17g", *d);
+      out += buf;
+    } else {
+      out += "null";
+    }
+  } else if (auto* s = std::get_if<std::string>(&value_)) {
+    append_json_string(out, *s);
+  } else if (auto* a = std::get_if<Array>(&value_)) {
+    out += '[';
+    for (size_t k = 0; k < a->size(); ++k) {
+      if (k) out += ',';
+      newline(level + 1);
+      (*a)[k].dump_to(out, indent, level + 1);
+    }
+    if (!a->empty()) newline(level);
+    out += ']';
+  } else if (auto* o = std::get_if<Object>(&value_)) {
+    out += '{';
+    for (size_t k = 0; k < o->size(); ++k) {
+      if (k) out += ',';
+      newline(level + 1);
+      append_json_string(out, (*o)[k].first);
+      out += indent < 0 ? ":" : ": ";
+      (*o)[k].second.dump_to(out, indent, level + 1);
+    }
+    if (!o->empty()) newline(level);
+    out += '}';
+  }
+}
+
+}  // namespace umbra

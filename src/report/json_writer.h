@@ -1,0 +1,12 @@
+// Writes a Report as JSON (schema umbra-report/1). Every node is written; nothing is folded.
+#pragma once
+
+#include <string>
+
+#include "report/report.h"
+
+namespace umbra {
+
+std::string report_to_json(const Report& report);
+
+}  // namespace umbra

@@ -1,0 +1,27 @@
+// Writes the chosen formats of a report to <prefix>.<ext>. If the prefix cannot be written, the report goes to a
+// fallback prefix ($TMPDIR or /tmp, umbra-<pid>) and one line says so; nothing is lost silently.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "report/report.h"
+
+namespace umbra {
+
+struct OutputRequest {
+  std::string prefix;
+  std::vector<std::string> formats;  // "json", "text"
+  double min_percent = 0.5;
+  int64_t pid = 0;
+};
+
+// Returns the paths written. `warn` receives one line per problem.
+std::vector<std::string> write_report_files(const Report& report, const OutputRequest& request,
+                                            const std::function<void(const std::string&)>& warn);
+
+// The file extension of a format: json -> ".json", text -> ".txt".
+std::string format_extension(const std::string& format);
+
+}  // namespace umbra

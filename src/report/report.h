@@ -1,0 +1,52 @@
+// The report as written to <prefix>.json (schema umbra-report/1) and <prefix>.txt.
+// Field meanings follow the JSON: calls/total_ns/self_ns are exact where measured (shadow mode), absent otherwise;
+// samples/self_samples come from sampling.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "report/json_value.h"
+
+namespace umbra {
+
+inline constexpr const char* kReportSchema = "umbra-report/1";
+
+struct ReportNode {
+  std::string name;
+  std::string kind = "managed";  // "managed" | "native"
+  std::string module;
+  std::optional<uint64_t> calls;
+  std::optional<uint64_t> total_ns;
+  std::optional<uint64_t> self_ns;
+  uint64_t samples = 0;
+  uint64_t self_samples = 0;
+  uint64_t tail_entries = 0;
+  std::vector<ReportNode> children;
+};
+
+struct ReportThread {
+  uint64_t os_tid = 0;
+  std::optional<uint64_t> managed_id;
+  std::optional<std::string> name;
+  bool exited = false;
+  std::vector<ReportNode> roots;
+};
+
+struct Report {
+  std::string mode = "shadow";
+  int64_t pid = 0;
+  std::string runtime;
+  uint64_t duration_ns = 0;
+  std::vector<ReportThread> threads;
+  JsonValue stats = JsonValue::object();
+};
+
+// Totals of a thread: the sum over its roots.
+uint64_t thread_total_ns(const ReportThread& thread);
+uint64_t thread_calls(const ReportThread& thread);
+uint64_t thread_samples(const ReportThread& thread);
+
+}  // namespace umbra

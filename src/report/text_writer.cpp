@@ -1,0 +1,117 @@
+#include "report/text_writer.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+
+namespace umbra {
+namespace {
+
+// What a node weighs in its thread: time where it was measured, samples otherwise.
+struct Weight {
+  bool by_time;
+  uint64_t of(const ReportNode& n) const { return by_time ? n.total_ns.value_or(0) : n.samples; }
+};
+
+std::string with_commas(uint64_t v) {
+  std::string digits = std::to_string(v);
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+std::string ms(std::optional<uint64_t> ns) {
+  if (!ns) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", double(*ns) / 1e6);
+  return buf;
+}
+
+void line(std::string& out, const std::string& calls, const std::string& samples, const std::string& total,
+          const std::string& self, double percent, int depth, const std::string& label) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "%13s %9s %12s %12s %6.1f%%  ", calls.c_str(), samples.c_str(), total.c_str(),
+                self.c_str(), percent);
+  out += buf;
+  out.append(size_t(depth) * 2, ' ');
+  out += label;
+  out += '\n';
+}
+
+void write_node(std::string& out, const ReportNode& node, int depth, uint64_t thread_weight, double min_percent,
+                const Weight& weight) {
+  double percent = thread_weight ? 100.0 * double(weight.of(node)) / double(thread_weight) : 0.0;
+  std::string label = node.name;
+  if (!node.module.empty()) label += "  [" + node.module + "]";
+  if (node.kind == "native") label += "  (native)";
+  if (node.tail_entries) label += "  (" + with_commas(node.tail_entries) + " via tail call)";
+  line(out, node.calls ? with_commas(*node.calls) : "-", with_commas(node.samples), ms(node.total_ns),
+       ms(node.self_ns), percent, depth, label);
+
+  std::vector<const ReportNode*> children;
+  for (const auto& c : node.children) children.push_back(&c);
+  std::stable_sort(children.begin(), children.end(),
+                   [&](const ReportNode* a, const ReportNode* b) { return weight.of(*a) > weight.of(*b); });
+  uint64_t folded = 0, folded_calls = 0, folded_weight = 0;
+  for (const ReportNode* child : children) {
+    double child_percent = thread_weight ? 100.0 * double(weight.of(*child)) / double(thread_weight) : 0.0;
+    if (child_percent < min_percent) {
+      ++folded;
+      folded_calls += child->calls.value_or(0);
+      folded_weight += weight.of(*child);
+      continue;
+    }
+    write_node(out, *child, depth + 1, thread_weight, min_percent, weight);
+  }
+  if (folded) {
+    char label_buf[96];
+    std::snprintf(label_buf, sizeof label_buf, "... %" PRIu64 " more under %.1f%% each", folded, min_percent);
+    double percent_folded = thread_weight ? 100.0 * double(folded_weight) / double(thread_weight) : 0.0;
+    line(out, folded_calls ? with_commas(folded_calls) : "", "", weight.by_time ? ms(folded_weight) : "", "",
+         percent_folded, depth + 1, label_buf);
+  }
+}
+
+}  // namespace
+
+std::string report_to_text(const Report& report, double min_percent) {
+  std::string out;
+  char buf[512];
+  std::snprintf(buf, sizeof buf, "umbra %s profile of pid %" PRId64 " (runtime %s), %.3f s, %zu threads\n",
+                report.mode.c_str(), report.pid, report.runtime.c_str(), double(report.duration_ns) / 1e9,
+                report.threads.size());
+  out += buf;
+  std::string drops;
+  if (const JsonValue* d = report.stats.find("drops"); d && d->is_object()) {
+    for (const auto& [reason, count] : d->as_object()) {
+      if (count.is_number() && count.as_uint() > 0) drops += " " + reason + "=" + with_commas(count.as_uint());
+    }
+  }
+  out += "not captured:" + (drops.empty() ? std::string(" nothing") : drops) + "\n";
+
+  for (const ReportThread& thread : report.threads) {
+    bool by_time = report.mode == "shadow";
+    Weight weight{by_time};
+    uint64_t thread_weight = by_time ? thread_total_ns(thread) : thread_samples(thread);
+    std::string name = thread.name ? "\"" + *thread.name + "\"" : "(unnamed)";
+    std::snprintf(buf, sizeof buf, "\n=== thread %s  os tid %" PRIu64 "%s  %s calls  %s ms  %s samples ===\n",
+                  name.c_str(), thread.os_tid, thread.exited ? "  (exited)" : "",
+                  with_commas(thread_calls(thread)).c_str(), ms(thread_total_ns(thread)).c_str(),
+                  with_commas(thread_samples(thread)).c_str());
+    out += buf;
+    std::snprintf(buf, sizeof buf, "%13s %9s %12s %12s %7s  %s\n", "calls", "samples", "total ms", "self ms",
+                  "thread", "method");
+    out += buf;
+    std::vector<const ReportNode*> roots;
+    for (const auto& r : thread.roots) roots.push_back(&r);
+    std::stable_sort(roots.begin(), roots.end(),
+                     [&](const ReportNode* a, const ReportNode* b) { return weight.of(*a) > weight.of(*b); });
+    for (const ReportNode* root : roots) write_node(out, *root, 0, thread_weight, min_percent, weight);
+  }
+  return out;
+}
+
+}  // namespace umbra

@@ -1,0 +1,104 @@
+#include "threads/thread_registry.h"
+
+#include "hooks/elt2_hooks.h"
+
+namespace umbra {
+
+std::string utf16_to_utf8(std::u16string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    uint32_t c = text[i];
+    if (c >= 0xD800 && c <= 0xDBFF && i + 1 < text.size() && text[i + 1] >= 0xDC00 && text[i + 1] <= 0xDFFF) {
+      c = 0x10000 + ((c - 0xD800) << 10) + (uint32_t(text[i + 1]) - 0xDC00);
+      ++i;
+    } else if (c >= 0xD800 && c <= 0xDFFF) {
+      c = 0xFFFD;  // lone surrogate
+    }
+    if (c < 0x80) {
+      out += char(c);
+    } else if (c < 0x800) {
+      out += char(0xC0 | (c >> 6));
+      out += char(0x80 | (c & 0x3F));
+    } else if (c < 0x10000) {
+      out += char(0xE0 | (c >> 12));
+      out += char(0x80 | ((c >> 6) & 0x3F));
+      out += char(0x80 | (c & 0x3F));
+    } else {
+      out += char(0xF0 | (c >> 18));
+      out += char(0x80 | ((c >> 12) & 0x3F));
+      out += char(0x80 | ((c >> 6) & 0x3F));
+      out += char(0x80 | (c & 0x3F));
+    }
+  }
+  return out;
+}
+
+void ThreadRegistry::on_created(clr::ThreadID thread) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    threads_[thread];
+    ++created_;
+  }
+  pool_.prepare(kPreparedShadows);
+}
+
+ThreadShadow* ThreadRegistry::find_shadow_locked(clr::ThreadID thread) {
+  // Newly claimed shadows sit at the head of the pool's list, before the last one indexed.
+  ThreadShadow* head = pool_.claimed_head();
+  for (ThreadShadow* s = head; s && s != indexed_head_; s = s->next_claimed.load(std::memory_order_acquire))
+    if (s->thread_id != 0) shadows_.emplace(s->thread_id, s);
+  indexed_head_ = head;
+  auto it = shadows_.find(thread);
+  return it == shadows_.end() ? nullptr : it->second;
+}
+
+void ThreadRegistry::on_destroyed(clr::ThreadID thread) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++destroyed_;
+  // ThreadIDs are reused by later threads: what belongs to this one moves out of the by-id tables.
+  std::optional<std::string> name;
+  if (auto it = threads_.find(thread); it != threads_.end()) {
+    name = std::move(it->second.name);
+    threads_.erase(it);
+  }
+  ThreadShadow* shadow = find_shadow_locked(thread);
+  if (shadow == nullptr) return;
+  shadows_.erase(thread);
+  retired_names_[shadow] = std::move(name);
+  shadow->retired.store(true, std::memory_order_release);
+  if (hooks::existing_shadow() == shadow) {
+    hooks::release_current_shadow();
+    shadow->discard_frames();
+  }
+}
+
+void ThreadRegistry::on_assigned_os_thread(clr::ThreadID thread, uint32_t os_tid) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  threads_[thread].os_tid = os_tid;
+}
+
+void ThreadRegistry::on_name_changed(clr::ThreadID thread, std::u16string_view name) {
+  std::string utf8 = utf16_to_utf8(name);
+  std::lock_guard<std::mutex> lock(mutex_);
+  threads_[thread].name = std::move(utf8);
+}
+
+std::optional<std::string> ThreadRegistry::name_of(const ThreadShadow& shadow) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (auto it = retired_names_.find(&shadow); it != retired_names_.end()) return it->second;
+  if (auto it = threads_.find(shadow.thread_id); it != threads_.end()) return it->second.name;
+  return std::nullopt;
+}
+
+uint64_t ThreadRegistry::threads_created() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return created_;
+}
+
+uint64_t ThreadRegistry::threads_destroyed() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return destroyed_;
+}
+
+}  // namespace umbra

@@ -1,0 +1,58 @@
+// What umbra knows about managed threads: OS thread id, name, and whether the thread is gone.
+//
+// Contract: called from the thread callbacks (ThreadCreated/Destroyed/AssignedToOSThread/NameChanged), which may
+// block; never from the hooks. One mutex guards the tables; it is never held while calling into the runtime.
+// ThreadDestroyed retires the thread's shadow: its tree is kept for the report (the handover), and, when the
+// callback runs on the dying thread itself, its frame pages are released and the thread-local pointer cleared.
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+#include "clr/corprof.h"
+#include "hooks/shadow_pool.h"
+
+namespace umbra {
+
+struct ManagedThreadInfo {
+  uint32_t os_tid = 0;
+  std::optional<std::string> name;
+};
+
+class ThreadRegistry {
+ public:
+  explicit ThreadRegistry(ShadowPool& pool) : pool_(pool) {}
+
+  void on_created(clr::ThreadID thread);
+  void on_destroyed(clr::ThreadID thread);
+  void on_assigned_os_thread(clr::ThreadID thread, uint32_t os_tid);
+  void on_name_changed(clr::ThreadID thread, std::u16string_view name);
+
+  // The name of the thread that owns (or owned) this shadow.
+  std::optional<std::string> name_of(const ThreadShadow& shadow) const;
+  uint64_t threads_created() const;
+  uint64_t threads_destroyed() const;
+
+  // Shadows kept prepared for threads about to run their first managed call.
+  static constexpr size_t kPreparedShadows = 8;
+
+ private:
+  ThreadShadow* find_shadow_locked(clr::ThreadID thread);
+
+  ShadowPool& pool_;
+  mutable std::mutex mutex_;
+  std::unordered_map<clr::ThreadID, ManagedThreadInfo> threads_;
+  std::unordered_map<clr::ThreadID, ThreadShadow*> shadows_;  // index over the pool's claimed list
+  std::unordered_map<const ThreadShadow*, std::optional<std::string>> retired_names_;
+  ThreadShadow* indexed_head_ = nullptr;                        // claimed shadows up to here are in shadows_
+  uint64_t created_ = 0;
+  uint64_t destroyed_ = 0;
+};
+
+// UTF-16 (the runtime's WCHAR) to UTF-8.
+std::string utf16_to_utf8(std::u16string_view text);
+
+}  // namespace umbra

@@ -1,0 +1,46 @@
+// Ends in the way its first argument names, after known calls, for umbra's exit-path tests:
+//   return | exit | exit-from-worker | unhandled | unhandled-on-worker
+using System;
+using System.Runtime.CompilerServices;
+using System.Threading;
+
+namespace ExitPaths;
+
+public static class Program
+{
+    static long sink;
+
+    public static int Main(string[] args)
+    {
+        string how = args.Length > 0 ? args[0] : "return";
+        for (int i = 0; i < 42; i++) sink += Counted(i);
+        Console.WriteLine($"ending by {how}");
+        Console.Out.Flush();
+        switch (how)
+        {
+            case "exit":
+                Environment.Exit(7);
+                break;
+            case "exit-from-worker":
+                var t = new Thread(() => Environment.Exit(9));
+                t.Start();
+                t.Join();
+                break;
+            case "unhandled":
+                Fail();
+                break;
+            case "unhandled-on-worker":
+                var w = new Thread(() => Fail());
+                w.Start();
+                w.Join();
+                break;
+        }
+        return 5;
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static int Counted(int i) => i & 1;
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static void Fail() => throw new InvalidOperationException("deliberately unhandled");
+}
