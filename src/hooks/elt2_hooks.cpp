@@ -10,19 +10,17 @@ namespace {
 // initial-exec: a direct %fs-relative load instead of a __tls_get_addr call on every hook.
 __attribute__((tls_model("initial-exec"))) thread_local ThreadShadow* t_shadow = nullptr;
 std::atomic<ShadowPool*> g_pool{nullptr};
-std::atomic<clr::ICorProfilerInfo*> g_info{nullptr};
+std::atomic<CurrentThreadIdFn> g_current_thread_id{nullptr};
 std::atomic<uint64_t> g_unattributed{0};
 
 __attribute__((noinline)) ThreadShadow* claim_shadow() {
   ShadowPool* pool = g_pool.load(std::memory_order_acquire);
-  ThreadShadow* shadow = pool ? pool->claim() : nullptr;
+  CurrentThreadIdFn current_thread_id = g_current_thread_id.load(std::memory_order_acquire);
+  clr::ThreadID id = current_thread_id ? current_thread_id() : 0;
+  ThreadShadow* shadow = pool ? pool->claim(id) : nullptr;
   if (shadow == nullptr) {
     g_unattributed.fetch_add(1, std::memory_order_relaxed);
     return nullptr;
-  }
-  if (clr::ICorProfilerInfo* info = g_info.load(std::memory_order_acquire)) {
-    clr::ThreadID id = 0;
-    if (clr::succeeded(info->GetCurrentThreadID(&id))) shadow->thread_id = id;
   }
   t_shadow = shadow;
   return shadow;
@@ -30,8 +28,8 @@ __attribute__((noinline)) ThreadShadow* claim_shadow() {
 
 }  // namespace
 
-void install_pool(ShadowPool* pool, clr::ICorProfilerInfo* info) {
-  g_info.store(info, std::memory_order_release);
+void install_pool(ShadowPool* pool, CurrentThreadIdFn current_thread_id) {
+  g_current_thread_id.store(current_thread_id, std::memory_order_release);
   g_pool.store(pool, std::memory_order_release);
 }
 

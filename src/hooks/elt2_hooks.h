@@ -10,7 +10,10 @@
 
 namespace umbra::hooks {
 
-void install_pool(ShadowPool* pool, clr::ICorProfilerInfo* info);
+// Where a thread's runtime ThreadID comes from when it claims its shadow (0 if unknown).
+using CurrentThreadIdFn = clr::ThreadID (*)();
+
+void install_pool(ShadowPool* pool, CurrentThreadIdFn current_thread_id);
 
 void on_enter2(clr::FunctionID, clr::UINT_PTR, clr::COR_PRF_FRAME_INFO, clr::COR_PRF_FUNCTION_ARGUMENT_INFO*);
 void on_leave2(clr::FunctionID, clr::UINT_PTR, clr::COR_PRF_FRAME_INFO, clr::COR_PRF_FUNCTION_ARGUMENT_RANGE*);

@@ -7,13 +7,14 @@
 namespace umbra {
 
 Region::Region(size_t bytes, size_t min_bytes) {
-  for (size_t want = bytes; want >= min_bytes && want > 0; want /= 2) {
+  for (size_t want = bytes; want > 0; want /= 2) {
     void* p = mmap(nullptr, want, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p != MAP_FAILED) {
       data_ = p;
       size_ = want;
       return;
     }
+    if (want / 2 < min_bytes) return;
   }
 }
 

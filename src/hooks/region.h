@@ -10,7 +10,7 @@ namespace umbra {
 class Region {
  public:
   Region() = default;
-  // Reserves up to `bytes`, halving on failure down to `min_bytes`. size() is 0 if nothing could be mapped.
+  // Reserves `bytes`, halving on failure while that stays at least `min_bytes`. size() is 0 if nothing could be mapped.
   Region(size_t bytes, size_t min_bytes);
   ~Region();
   Region(Region&& other) noexcept;

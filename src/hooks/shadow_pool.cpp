@@ -5,10 +5,9 @@
 
 namespace umbra {
 
-void ShadowPool::prepare(size_t wanted) {
-  if (wanted > kMaxPrepared) wanted = kMaxPrepared;
+void ShadowPool::prepare(size_t count) {
   std::lock_guard<std::mutex> lock(owned_mutex_);
-  while (prepared_count_.load(std::memory_order_relaxed) < wanted) {
+  for (; count > 0 && prepared_count_.load(std::memory_order_relaxed) < kMaxPrepared; --count) {
     auto shadow = std::make_unique<ThreadShadow>(limits_);
     if (!prepared_.bounded_push(shadow.get())) break;
     prepared_count_.fetch_add(1, std::memory_order_relaxed);
@@ -16,11 +15,12 @@ void ShadowPool::prepare(size_t wanted) {
   }
 }
 
-ThreadShadow* ShadowPool::claim() {
+ThreadShadow* ShadowPool::claim(clr::ThreadID thread_id) {
   ThreadShadow* shadow = nullptr;
   if (!prepared_.pop(shadow)) return nullptr;
   prepared_count_.fetch_sub(1, std::memory_order_relaxed);
   shadow->os_tid = static_cast<pid_t>(syscall(SYS_gettid));
+  shadow->thread_id = thread_id;
   ThreadShadow* head = claimed_head_.load(std::memory_order_relaxed);
   do {
     shadow->next_claimed.store(head, std::memory_order_relaxed);

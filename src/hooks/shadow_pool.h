@@ -3,7 +3,8 @@
 // Contract:
 // - claim() is called from the hooks (hot path, owner thread): a lock-free pop and a lock-free list push; it never
 //   blocks, allocates or logs. It returns nullptr if no prepared shadow is left (the caller counts the drop).
-// - prepare() allocates and is called from callbacks that may allocate (Initialize, ThreadCreated).
+// - prepare() allocates and is called from callbacks that may allocate: a reserve at Initialize, then one per
+//   ThreadCreated, so that a burst of new threads never outruns the pool.
 // - for_each_claimed() may run on any thread at any time; shadows are never freed before the pool is destroyed,
 //   which happens only after the report has been written and the hooks can no longer run.
 #pragma once
@@ -22,16 +23,17 @@ namespace umbra {
 
 class ShadowPool {
  public:
-  static constexpr size_t kMaxPrepared = 256;
+  static constexpr size_t kMaxPrepared = 4096;
 
   explicit ShadowPool(const ShadowLimits& limits) : limits_(limits) {}
   ShadowPool(const ShadowPool&) = delete;
   ShadowPool& operator=(const ShadowPool&) = delete;
 
-  // Keeps at least `wanted` shadows prepared (bounded by kMaxPrepared). Allocates; not for hooks.
-  void prepare(size_t wanted);
-  // Hot path. Binds a prepared shadow to the calling thread (os tid recorded), or returns nullptr.
-  ThreadShadow* claim();
+  // Adds `count` prepared shadows (up to kMaxPrepared in all). Allocates; not for hooks.
+  void prepare(size_t count);
+  // Hot path. Binds a prepared shadow to the calling thread, or returns nullptr. The identity (os tid and the
+  // runtime's ThreadID) is recorded before the shadow is published to readers.
+  ThreadShadow* claim(clr::ThreadID thread_id);
 
   template <typename Visit>
   void for_each_claimed(Visit&& visit) const {

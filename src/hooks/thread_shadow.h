@@ -82,7 +82,7 @@ class ThreadShadow {
   template <typename Visit>
   void for_each_open_frame(uint64_t now_ticks, Visit&& visit) const;
 
-  // Identity, set by the registry when the shadow is claimed (before the owner's first push).
+  // Identity, set by ShadowPool::claim before the shadow is published; read-only afterwards.
   pid_t os_tid = 0;
   clr::ThreadID thread_id = 0;
   std::atomic<bool> retired{false};

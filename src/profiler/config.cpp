@@ -138,10 +138,11 @@ Config load_config(const EnvLookup& env, int64_t pid, std::vector<std::string>& 
     std::vector<std::string> chosen;
     for (const auto& f : split_list(*formats)) {
       if (!is_known_format(f)) {
-        warnings.push_back("UMBRA_FORMATS names unknown format '" + f +
+        warnings.push_back("UMBRA_FORMATS='" + *formats + "' names unknown format '" + f +
                            "' (known: json, text, collapsed, speedscope, html); skipping it");
       } else if (!is_written_format(f)) {
-        warnings.push_back("UMBRA_FORMATS format '" + f + "' is not available in this build yet; skipping it");
+        warnings.push_back("UMBRA_FORMATS='" + *formats + "' names format '" + f +
+                           "', not available in this build yet; skipping it");
       } else if (std::find(chosen.begin(), chosen.end(), f) == chosen.end()) {
         chosen.push_back(f);
       }

@@ -21,6 +21,13 @@ ShadowLimits limits_of(const Config& config) {
   return limits;
 }
 
+clr::ICorProfilerInfo10* g_info_for_thread_ids = nullptr;
+
+clr::ThreadID runtime_thread_id() {
+  clr::ThreadID id = 0;
+  return clr::succeeded(g_info_for_thread_ids->GetCurrentThreadID(&id)) ? id : 0;
+}
+
 // Runs `work` on a thread with a large stack: report trees are as deep as the deepest call stack.
 template <typename Work>
 void run_on_large_stack(Work&& work) {
@@ -59,7 +66,8 @@ clr::HRESULT Session::start() {
     return hr;
   }
   pool_.prepare(ThreadRegistry::kPreparedShadows);
-  hooks::install_pool(&pool_, info_);
+  g_info_for_thread_ids = info_;
+  hooks::install_pool(&pool_, &runtime_thread_id);
   hr = info_->SetEnterLeaveFunctionHooks2(&hooks::on_enter2, &hooks::on_leave2, &hooks::on_tailcall2);
   if (!clr::succeeded(hr)) {
     log::error("SetEnterLeaveFunctionHooks2 failed with 0x{:x}; the program runs unprofiled", uint32_t(hr));

@@ -6,6 +6,29 @@
 
 namespace umbra {
 
+JsonValue::~JsonValue() {
+  if (!is_array() && !is_object()) return;
+  std::vector<JsonValue> pending;
+  move_children_to(pending);
+  while (!pending.empty()) {
+    JsonValue last = std::move(pending.back());
+    pending.pop_back();
+    last.move_children_to(pending);
+  }
+}
+
+void JsonValue::move_children_to(std::vector<JsonValue>& pending) {
+  if (auto* a = std::get_if<Array>(&value_)) {
+    for (auto& v : *a)
+      if (v.is_array() || v.is_object()) pending.push_back(std::move(v));
+    a->clear();
+  } else if (auto* o = std::get_if<Object>(&value_)) {
+    for (auto& [k, v] : *o)
+      if (v.is_array() || v.is_object()) pending.push_back(std::move(v));
+    o->clear();
+  }
+}
+
 double JsonValue::as_double() const {
   if (auto* i = std::get_if<int64_t>(&value_)) return double(*i);
   if (auto* u = std::get_if<uint64_t>(&value_)) return double(*u);

@@ -28,6 +28,13 @@ class JsonValue {
   JsonValue(Array a) : value_(std::move(a)) {}
   JsonValue(Object o) : value_(std::move(o)) {}
 
+  // Destruction is iterative: a hostile document nested a million deep must not exhaust the call stack.
+  ~JsonValue();
+  JsonValue(const JsonValue&) = default;
+  JsonValue(JsonValue&&) noexcept = default;
+  JsonValue& operator=(const JsonValue&) = default;
+  JsonValue& operator=(JsonValue&&) noexcept = default;
+
   static JsonValue object() { return JsonValue(Object{}); }
   static JsonValue array() { return JsonValue(Array{}); }
 
@@ -61,6 +68,7 @@ class JsonValue {
 
  private:
   void dump_to(std::string& out, int indent, int level) const;
+  void move_children_to(std::vector<JsonValue>& pending);
   std::variant<std::nullptr_t, bool, int64_t, uint64_t, double, std::string, Array, Object> value_;
 };
 

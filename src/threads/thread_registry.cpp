@@ -40,7 +40,7 @@ void ThreadRegistry::on_created(clr::ThreadID thread) {
     threads_[thread];
     ++created_;
   }
-  pool_.prepare(kPreparedShadows);
+  pool_.prepare(1);
 }
 
 ThreadShadow* ThreadRegistry::find_shadow_locked(clr::ThreadID thread) {

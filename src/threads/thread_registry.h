@@ -36,7 +36,8 @@ class ThreadRegistry {
   uint64_t threads_created() const;
   uint64_t threads_destroyed() const;
 
-  // Shadows kept prepared for threads about to run their first managed call.
+  // Shadows prepared at start for threads that run managed code without a ThreadCreated of their own (the main
+  // thread); every ThreadCreated then prepares one more.
   static constexpr size_t kPreparedShadows = 8;
 
  private:

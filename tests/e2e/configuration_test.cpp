@@ -1,0 +1,122 @@
+// Bad configuration never harms the program: one clear line each, the program's output and exit code unchanged.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "e2e_env.h"
+#include "process.h"
+#include "report_query.h"
+
+namespace umbra::testing {
+namespace {
+
+std::map<std::string, std::string> profiler_env(const std::string& output) {
+  return {{"CORECLR_ENABLE_PROFILING", "1"},
+          {"CORECLR_PROFILER", "{9D4F3A52-6C1B-4E8A-B7D2-3F5A8C0E1B64}"},
+          {"CORECLR_PROFILER_PATH", library_path()},
+          {"UMBRA_OUTPUT", output}};
+}
+
+size_t count_lines_with(const std::string& text, const std::string& needle) {
+  size_t n = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
+  return n;
+}
+
+struct BadValue {
+  const char* variable;
+  const char* value;
+};
+
+class BadEnvironment : public ::testing::TestWithParam<BadValue> {};
+
+TEST_P(BadEnvironment, OneLineAndTheProgramRunsOn) {
+  const BadValue& b = GetParam();
+  std::string dir = scratch_dir(std::string("bad_env_") + b.variable);
+  auto env = profiler_env(dir + "/r");
+  env[b.variable] = b.value;
+  ProcessResult r = run_process({"dotnet", app_dll("ExitPaths"), "return"}, env);
+  EXPECT_EQ(r.exit_code, 5);
+  EXPECT_EQ(r.out, "ending by return\n");
+  std::string quoted = std::string(b.variable) + "='" + b.value + "'";
+  EXPECT_EQ(count_lines_with(r.err, quoted), 1u) << r.err;
+  EXPECT_NE(r.err.find("using"), std::string::npos) << r.err;
+  // The profile is still taken with the default in place of the bad value.
+  EXPECT_TRUE(std::filesystem::exists(dir + "/r.json")) << r.err;
+}
+
+INSTANTIATE_TEST_SUITE_P(Values, BadEnvironment,
+                         ::testing::Values(BadValue{"UMBRA_MODE", "turbo"}, BadValue{"UMBRA_LOG_LEVEL", "loud"},
+                                           BadValue{"UMBRA_MIN_PERCENT", "-3"},
+                                           BadValue{"UMBRA_INTERVAL_MS", "abc"},
+                                           BadValue{"UMBRA_MAX_DEPTH", "99999999999"},
+                                           BadValue{"UMBRA_ALLOW_INLINING", "perhaps"}),
+                         [](const ::testing::TestParamInfo<BadValue>& info) { return info.param.variable; });
+
+TEST(Configuration, UnwritableOutputFallsBackAndSaysWhere) {
+  std::string tmp = scratch_dir("unwritable_output");
+  auto env = profiler_env("/nonexistent-dir/sub/report");
+  env["TMPDIR"] = tmp;
+  ProcessResult r = run_process({"dotnet", app_dll("ExitPaths"), "return"}, env);
+  EXPECT_EQ(r.exit_code, 5);
+  EXPECT_EQ(r.out, "ending by return\n");
+  EXPECT_EQ(count_lines_with(r.err, "cannot write '/nonexistent-dir/sub/report.json'"), 1u) << r.err;
+  EXPECT_EQ(count_lines_with(r.err, "cannot write '/nonexistent-dir/sub/report.txt'"), 1u) << r.err;
+  bool found = false;
+  for (const auto& entry : std::filesystem::directory_iterator(tmp)) {
+    if (entry.path().extension() == ".json") {
+      found = true;
+      EXPECT_NE(r.err.find(entry.path().string()), std::string::npos) << "message names the fallback: " << r.err;
+      JsonValue report = load_report(entry.path().string());
+      EXPECT_NE(thread_with_root(report, "ExitPaths.Program.Main"), nullptr);
+    }
+  }
+  EXPECT_TRUE(found) << r.err;
+}
+
+TEST(Configuration, MinPercentFoldsTheTextReport) {
+  std::string dir = scratch_dir("min_percent");
+  auto env = profiler_env(dir + "/all");
+  env["UMBRA_MIN_PERCENT"] = "0";
+  run_process({"dotnet", app_dll("ExitPaths"), "return"}, env);
+  env = profiler_env(dir + "/folded");
+  env["UMBRA_MIN_PERCENT"] = "50";
+  run_process({"dotnet", app_dll("ExitPaths"), "return"}, env);
+  auto read = [](const std::string& path) {
+    std::ifstream in(path);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  std::string all = read(dir + "/all.txt"), folded = read(dir + "/folded.txt");
+  EXPECT_NE(all.find("ExitPaths.Program.Counted"), std::string::npos);
+  EXPECT_EQ(folded.find("ExitPaths.Program.Counted"), std::string::npos);
+  EXPECT_NE(folded.find("more under 50.0% each"), std::string::npos);
+}
+
+TEST(Configuration, FormatsChooseTheFiles) {
+  std::string dir = scratch_dir("formats");
+  auto env = profiler_env(dir + "/r");
+  env["UMBRA_FORMATS"] = "text";
+  ProcessResult r = run_process({"dotnet", app_dll("ExitPaths"), "return"}, env);
+  EXPECT_EQ(r.exit_code, 5);
+  EXPECT_TRUE(std::filesystem::exists(dir + "/r.txt"));
+  EXPECT_FALSE(std::filesystem::exists(dir + "/r.json"));
+}
+
+TEST(Configuration, LauncherRejectsBadOptionsBeforeRunningAnything) {
+  ProcessResult r = run_process({launcher_path(), "run", "--interval-ms", "zero", "--", "dotnet", "--version"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(r.out.empty());
+  EXPECT_NE(r.err.find("--interval-ms 'zero'"), std::string::npos);
+}
+
+TEST(Configuration, LauncherReportsACommandThatCannotRun) {
+  ProcessResult r = run_process({launcher_path(), "run", "--", "/nonexistent/program"});
+  EXPECT_EQ(r.exit_code, 127);
+  EXPECT_NE(r.err.find("cannot run '/nonexistent/program'"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace umbra::testing

@@ -1,0 +1,14 @@
+// Where the end-to-end tests find what the build produced (paths come from CMake).
+#pragma once
+
+#include <string>
+
+namespace umbra::testing {
+
+inline std::string launcher_path() { return UMBRA_TEST_LAUNCHER; }
+inline std::string library_path() { return UMBRA_TEST_LIBRARY; }
+inline std::string app_dll(const std::string& app) { return std::string(UMBRA_TEST_APPS) + "/" + app + "/" + app + ".dll"; }
+// A fresh directory for one test's reports.
+std::string scratch_dir(const std::string& test_name);
+
+}  // namespace umbra::testing

@@ -1,0 +1,66 @@
+// The report is written however the program ends, and the program's exit code is kept.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "e2e_env.h"
+#include "process.h"
+#include "report_query.h"
+
+namespace umbra::testing {
+namespace {
+
+struct ExitCase {
+  const char* how;
+  int exit_code;
+  const char* trigger;
+};
+
+class ExitPaths : public ::testing::TestWithParam<ExitCase> {};
+
+TEST_P(ExitPaths, ReportIsWrittenAndExitCodeKept) {
+  const ExitCase& c = GetParam();
+  std::string dir = scratch_dir(std::string("exit_") + c.how);
+  ProcessResult r =
+      run_process({launcher_path(), "run", "-o", dir + "/r", "--", "dotnet", app_dll("ExitPaths"), c.how});
+  EXPECT_EQ(r.exit_code, c.exit_code) << r.err;
+  EXPECT_EQ(r.out, std::string("ending by ") + c.how + "\n");
+  ASSERT_TRUE(std::filesystem::exists(dir + "/r.json")) << r.err;
+  ASSERT_TRUE(std::filesystem::exists(dir + "/r.txt")) << r.err;
+  JsonValue report = load_report(dir + "/r.json");
+  EXPECT_EQ(report.find("stats")->find("report_trigger")->as_string(), c.trigger);
+  const JsonValue* main = thread_with_root(report, "ExitPaths.Program.Main");
+  ASSERT_NE(main, nullptr);
+  EXPECT_EQ(total_calls(roots_of(*main), "ExitPaths.Program.Counted"), 42u);
+  // Exactly one summary line from the profiler.
+  size_t first = r.err.find("umbra: shadow profile:");
+  ASSERT_NE(first, std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("umbra: shadow profile:", first + 1), std::string::npos);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    AllWays, ExitPaths,
+    ::testing::Values(ExitCase{"return", 5, "shutdown"}, ExitCase{"exit", 7, "shutdown"},
+                      ExitCase{"exit-from-worker", 9, "shutdown"},
+                      ExitCase{"unhandled", 134, "unhandled_exception"},
+                      ExitCase{"unhandled-on-worker", 134, "unhandled_exception"}),
+    [](const ::testing::TestParamInfo<ExitCase>& info) {
+      std::string name = info.param.how;
+      for (char& ch : name)
+        if (ch == '-') ch = '_';
+      return name;
+    });
+
+TEST(ExitPathsUnhandled, TheThrowingFrameIsStillOpenInTheReport) {
+  std::string dir = scratch_dir("exit_unhandled_frame");
+  run_process({launcher_path(), "run", "-o", dir + "/r", "--", "dotnet", app_dll("ExitPaths"), "unhandled"});
+  JsonValue report = load_report(dir + "/r.json");
+  const JsonValue* main = thread_with_root(report, "ExitPaths.Program.Main");
+  ASSERT_NE(main, nullptr);
+  const JsonValue* fail = find_path(*main, {"ExitPaths.Program.Main", "ExitPaths.Program.Fail"});
+  ASSERT_NE(fail, nullptr);
+  EXPECT_EQ(calls_of(*fail), 1u);
+}
+
+}  // namespace
+}  // namespace umbra::testing

@@ -1,0 +1,22 @@
+// Runs a command to completion with extra environment variables and captures its output and exit status.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace umbra::testing {
+
+struct ProcessResult {
+  int exit_code = -1;  // 128 + signal when killed by a signal
+  std::string out;
+  std::string err;
+};
+
+// `env` entries are set (an empty optional-like "\x01unset" value removes the variable instead).
+inline constexpr const char* kUnset = "\x01unset";
+
+ProcessResult run_process(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env = {},
+                          int timeout_seconds = 300);
+
+}  // namespace umbra::testing

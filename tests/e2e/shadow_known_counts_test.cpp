@@ -1,0 +1,188 @@
+// Shadow mode on the real runtime: the KnownCounts program's exact call counts, paths and threads.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "e2e_env.h"
+#include "process.h"
+#include "report_query.h"
+
+namespace umbra::testing {
+namespace {
+
+const std::string P = "KnownCounts.Program.";
+
+class ShadowKnownCounts : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    std::string dir = scratch_dir("shadow_known_counts");
+    plain_ = new ProcessResult(run_process({"dotnet", app_dll("KnownCounts")}));
+    profiled_ = new ProcessResult(
+        run_process({launcher_path(), "run", "-o", dir + "/report", "--", "dotnet", app_dll("KnownCounts")}));
+    report_ = new JsonValue(load_report(dir + "/report.json"));
+    text_ = new std::string(profiled_->err);
+  }
+  static void TearDownTestSuite() {
+    delete plain_;
+    delete profiled_;
+    delete report_;
+    delete text_;
+  }
+  static const JsonValue& main_thread() {
+    const JsonValue* t = thread_with_root(*report_, P + "Main");
+    if (!t) throw std::runtime_error("no thread has KnownCounts.Program.Main as a root");
+    return *t;
+  }
+  static uint64_t calls_at(const std::vector<std::string>& path) {
+    const JsonValue* n = find_path(main_thread(), path);
+    return n ? calls_of(*n) : 0;
+  }
+
+  static ProcessResult* plain_;
+  static ProcessResult* profiled_;
+  static JsonValue* report_;
+  static std::string* text_;
+};
+ProcessResult* ShadowKnownCounts::plain_;
+ProcessResult* ShadowKnownCounts::profiled_;
+JsonValue* ShadowKnownCounts::report_;
+std::string* ShadowKnownCounts::text_;
+
+TEST_F(ShadowKnownCounts, ProgramOutputAndExitCodeAreUnchanged) {
+  EXPECT_EQ(plain_->exit_code, 3);
+  EXPECT_EQ(profiled_->exit_code, 3);
+  EXPECT_EQ(profiled_->out, plain_->out);
+  EXPECT_EQ(plain_->out, "fib=6765 caught=100 sink=5302\n");
+}
+
+TEST_F(ShadowKnownCounts, ReportHeader) {
+  EXPECT_EQ(report_->find("schema")->as_string(), "umbra-report/1");
+  EXPECT_EQ(report_->find("mode")->as_string(), "shadow");
+  EXPECT_GT(report_->find("pid")->as_int(), 0);
+  EXPECT_EQ(report_->find("runtime")->as_string().substr(0, 3), "10.");
+  EXPECT_GT(report_->find("duration_ns")->as_uint(), 0u);
+  EXPECT_EQ(report_->find("stats")->find("report_trigger")->as_string(), "shutdown");
+}
+
+TEST_F(ShadowKnownCounts, LoopCallsAreExact) {
+  EXPECT_EQ(calls_at({P + "Main"}), 1u);
+  EXPECT_EQ(calls_at({P + "Main", P + "RunLoop"}), 1u);
+  EXPECT_EQ(calls_at({P + "Main", P + "RunLoop", P + "Leaf"}), 1000u);
+}
+
+TEST_F(ShadowKnownCounts, RecursionIsExactAtEveryDepth) {
+  const JsonValue* fib = find_path(main_thread(), {P + "Main", P + "RunRecursion", P + "Fib"});
+  ASSERT_NE(fib, nullptr);
+  EXPECT_EQ(calls_of(*fib), 1u);
+  EXPECT_EQ(calls_of(*fib) + total_calls(children_of(*fib), P + "Fib"), 21891u);
+  // Fib(20) nests 20 deep: Fib(20) -> Fib(19) -> ... -> Fib(1); the node at depth d is called Fib(d+1)-ish times.
+  int depth = 1;
+  const JsonValue* n = fib;
+  while (const JsonValue* next = find_anywhere(children_of(*n), P + "Fib")) {
+    if (name_of(*next) != P + "Fib") break;
+    n = next;
+    ++depth;
+  }
+  EXPECT_EQ(depth, 20);
+  const JsonValue* second = find_path(main_thread(), {P + "Main", P + "RunRecursion", P + "Fib", P + "Fib"});
+  ASSERT_NE(second, nullptr);
+  EXPECT_EQ(calls_of(*second), 2u);  // Fib(19) and Fib(18)
+}
+
+TEST_F(ShadowKnownCounts, GenericsAndNestedTypesAreNamed) {
+  EXPECT_EQ(calls_at({P + "Main", P + "RunGenerics", "KnownCounts.Box`1.Get"}), 50u);  // Box<int> + Box<string>
+  EXPECT_EQ(calls_at({P + "Main", P + "RunGenerics", "KnownCounts.Box`1..ctor"}), 2u);
+  EXPECT_EQ(calls_at({P + "Main", P + "RunGenerics", "KnownCounts.Outer+Inner.Nested"}), 10u);
+  const JsonValue* get = find_path(main_thread(), {P + "Main", P + "RunGenerics", "KnownCounts.Box`1.Get"});
+  ASSERT_NE(get, nullptr);
+  EXPECT_EQ(get->find("module")->as_string(), "KnownCounts.dll");
+  EXPECT_EQ(get->find("kind")->as_string(), "managed");
+}
+
+TEST_F(ShadowKnownCounts, NamedWorkersHaveTheirOwnCounts) {
+  for (int k = 1; k <= 4; ++k) {
+    const JsonValue* worker = thread_named(*report_, "Worker-" + std::to_string(k));
+    ASSERT_NE(worker, nullptr) << "Worker-" << k;
+    EXPECT_EQ(total_calls(roots_of(*worker), P + "WorkerBody"), 1u);
+    EXPECT_EQ(total_calls(roots_of(*worker), P + "Work"), uint64_t(k) * 100);
+    const JsonValue* body = find_anywhere(roots_of(*worker), P + "WorkerBody");
+    ASSERT_NE(body, nullptr);
+    const JsonValue* work = find_path(*worker, {"System.Threading.Thread.StartCallback"});
+    ASSERT_NE(work, nullptr);
+    int direct_work_children = 0;
+    for (const auto& c : children_of(*body)) direct_work_children += name_of(c) == P + "Work";
+    EXPECT_EQ(direct_work_children, 1);
+    EXPECT_GT(worker->find("os_tid")->as_uint(), 0u);
+    EXPECT_TRUE(worker->find("exited")->as_bool());
+  }
+  // The main thread runs no Work at all.
+  EXPECT_EQ(total_calls(roots_of(main_thread()), P + "Work"), 0u);
+}
+
+TEST_F(ShadowKnownCounts, ShortLivedThreadsAreEachReported) {
+  int threads = 0;
+  std::set<uint64_t> tids;
+  for (const auto& t : threads_of(*report_)) {
+    uint64_t body = total_calls(roots_of(t), P + "ShortLivedBody");
+    if (body == 0) continue;
+    ++threads;
+    EXPECT_EQ(body, 1u);
+    EXPECT_EQ(total_calls(roots_of(t), P + "ShortLived"), 1u);
+    const JsonValue* sl = find_anywhere(roots_of(t), P + "ShortLived");
+    EXPECT_NE(find_anywhere(children_of(*sl), P + "ShortLivedBody"), nullptr);
+    tids.insert(t.find("os_tid")->as_uint());
+  }
+  EXPECT_EQ(threads, 500);
+  EXPECT_GT(tids.size(), 1u);
+}
+
+TEST_F(ShadowKnownCounts, ExceptionsLeaveTheShadowStackExact) {
+  std::vector<std::string> path = {P + "Main", P + "RunExceptions"};
+  for (int level = 1; level <= 5; ++level) {
+    path.push_back(P + "Level" + std::to_string(level));
+    EXPECT_EQ(calls_at(path), 100u) << path.back();
+  }
+  // After each catch, the next call sits directly under its real caller...
+  EXPECT_EQ(calls_at({P + "Main", P + "RunExceptions", P + "AfterCatch"}), 100u);
+  // ...and nowhere else: not under the frames the exceptions unwound.
+  EXPECT_EQ(total_calls(roots_of(main_thread()), P + "AfterCatch"), 100u);
+  const JsonValue* level1 = find_path(main_thread(), {P + "Main", P + "RunExceptions", P + "Level1"});
+  EXPECT_EQ(find_anywhere(children_of(*level1), P + "AfterCatch"), nullptr);
+  const JsonValue* stats = report_->find("stats");
+  EXPECT_EQ(stats->find("exception_unwinds")->as_uint(), 500u);  // 100 throws x 5 unwound frames
+}
+
+TEST_F(ShadowKnownCounts, NothingWasDropped) {
+  const JsonValue* drops = report_->find("stats")->find("drops");
+  ASSERT_NE(drops, nullptr);
+  for (const char* reason : {"stack_overflow", "tree_full", "no_thread_state", "unmatched_leave"})
+    EXPECT_EQ(drops->find(reason)->as_uint(), 0u) << reason;
+  const JsonValue* stats = report_->find("stats");
+  EXPECT_GT(stats->find("enter_hooks")->as_uint(), 21891u);
+}
+
+TEST_F(ShadowKnownCounts, TimesAreConsistent) {
+  for_each_node(*report_, [](const JsonValue& n) {
+    uint64_t total = n.find("total_ns")->as_uint();
+    uint64_t self = n.find("self_ns")->as_uint();
+    uint64_t children = 0;
+    for (const auto& c : children_of(n)) children += c.find("total_ns")->as_uint();
+    ASSERT_LE(self, total) << name_of(n);
+    ASSERT_EQ(self, total > children ? total - children : 0) << name_of(n);
+  });
+  const JsonValue* main = find_path(main_thread(), {P + "Main"});
+  EXPECT_LT(main->find("total_ns")->as_uint(), report_->find("duration_ns")->as_uint());
+}
+
+TEST_F(ShadowKnownCounts, PrecompiledFrameworkCodeIsInstrumented) {
+  // Console.WriteLine lives in a ReadyToRun framework assembly: it is seen only if precompiled code is set aside.
+  EXPECT_EQ(calls_at({P + "Main", "System.Console.WriteLine"}), 1u);
+}
+
+TEST_F(ShadowKnownCounts, LauncherSaysWhereTheReportWent) {
+  EXPECT_NE(profiled_->err.find("umbra: report: "), std::string::npos) << profiled_->err;
+  EXPECT_NE(profiled_->err.find("report.json"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace umbra::testing

@@ -1,0 +1,63 @@
+#include "launcher.h"
+
+#include <gtest/gtest.h>
+
+namespace umbra::launcher {
+namespace {
+
+TEST(Launcher, OptionsBecomeEnvironment) {
+  auto r = parse_command_line({"run", "--mode", "shadow", "--interval-ms", "5", "-o", "/tmp/p", "--format",
+                               "json", "--min-percent", "1", "--allow-inlining", "--use-precompiled", "--",
+                               "dotnet", "app.dll", "--mode"});
+  ASSERT_TRUE(r.run) << r.error;
+  EXPECT_EQ(r.run->command, (std::vector<std::string>{"dotnet", "app.dll", "--mode"}));
+  EXPECT_EQ(*r.run->output_prefix, "/tmp/p");
+  std::vector<std::pair<std::string, std::string>> expected = {
+      {"UMBRA_MODE", "shadow"}, {"UMBRA_INTERVAL_MS", "5"},       {"UMBRA_OUTPUT", "/tmp/p"},
+      {"UMBRA_FORMATS", "json"}, {"UMBRA_MIN_PERCENT", "1"},      {"UMBRA_ALLOW_INLINING", "1"},
+      {"UMBRA_USE_PRECOMPILED", "1"}};
+  EXPECT_EQ(r.run->environment, expected);
+}
+
+TEST(Launcher, CommandWithoutDoubleDash) {
+  auto r = parse_command_line({"run", "dotnet", "app.dll"});
+  ASSERT_TRUE(r.run);
+  EXPECT_EQ(r.run->command, (std::vector<std::string>{"dotnet", "app.dll"}));
+}
+
+TEST(Launcher, LaterFormatsAreAcceptedNow) {
+  auto r = parse_command_line({"run", "--format", "collapsed,speedscope,html", "--", "x"});
+  EXPECT_TRUE(r.run) << r.error;
+}
+
+TEST(Launcher, BadCommandLinesSayWhatIsWrong) {
+  struct Case {
+    std::vector<std::string> args;
+    const char* error;
+  } cases[] = {
+      {{}, "missing command"},
+      {{"record"}, "unknown command 'record'"},
+      {{"run", "--mode", "fast", "--", "x"}, "--mode 'fast' is not shadow or sampled"},
+      {{"run", "--interval-ms", "0", "--", "x"}, "--interval-ms '0'"},
+      {{"run", "--interval-ms"}, "--interval-ms needs a value"},
+      {{"run", "--format", "pdf", "--", "x"}, "unknown format 'pdf'"},
+      {{"run", "--min-percent", "101", "--", "x"}, "--min-percent '101'"},
+      {{"run", "--frobnicate", "--", "x"}, "unknown option '--frobnicate'"},
+      {{"run", "--"}, "no command to run"},
+      {{"run", "-o", "", "--", "x"}, "needs a non-empty prefix"},
+  };
+  for (const auto& c : cases) {
+    auto r = parse_command_line(c.args);
+    EXPECT_FALSE(r.run);
+    EXPECT_NE(r.error.find(c.error), std::string::npos) << r.error;
+  }
+}
+
+TEST(Launcher, Help) {
+  EXPECT_TRUE(parse_command_line({"--help"}).help);
+  EXPECT_TRUE(parse_command_line({"run", "-h"}).help);
+  EXPECT_NE(usage().find("UMBRA_OUTPUT"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace umbra::launcher

@@ -1,0 +1,47 @@
+// A small known report shared by the writer tests.
+#pragma once
+
+#include "report/report.h"
+
+namespace umbra::testing {
+
+inline ReportNode node(std::string name, uint64_t calls, uint64_t total_ns, uint64_t self_ns,
+                       std::vector<ReportNode> children = {}) {
+  ReportNode n;
+  n.name = std::move(name);
+  n.module = "App.dll";
+  n.calls = calls;
+  n.total_ns = total_ns;
+  n.self_ns = self_ns;
+  n.children = std::move(children);
+  return n;
+}
+
+inline Report known_report() {
+  Report r;
+  r.mode = "shadow";
+  r.pid = 42;
+  r.runtime = "10.0.0";
+  r.duration_ns = 2'000'000'000;
+  ReportThread main;
+  main.os_tid = 42;
+  main.managed_id = 7;
+  main.name = "Main \"thread\"";
+  main.roots.push_back(node("App.Program.Main", 1, 1'000'000'000, 100'000'000,
+                            {node("App.Program.Hot", 10, 899'000'000, 899'000'000),
+                             node("App.Program.Tiny", 3, 1'000'000, 1'000'000)}));
+  r.threads.push_back(main);
+  ReportThread worker;
+  worker.os_tid = 43;
+  worker.exited = true;
+  worker.roots.push_back(node("App.Worker.Run", 1, 5'000'000, 5'000'000));
+  r.threads.push_back(worker);
+  r.stats.set("enter_hooks", uint64_t(15));
+  JsonValue drops = JsonValue::object();
+  drops.set("stack_overflow", uint64_t(2));
+  drops.set("tree_full", uint64_t(0));
+  r.stats.set("drops", std::move(drops));
+  return r;
+}
+
+}  // namespace umbra::testing

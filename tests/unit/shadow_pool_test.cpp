@@ -1,0 +1,138 @@
+// Threads claim shadows and run hooks while a reader walks their trees and the registry retires them:
+// the lifetime rules that ThreadSanitizer checks.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
+#include <vector>
+
+#include "hooks/elt2_hooks.h"
+#include "hooks/shadow_pool.h"
+#include "threads/thread_registry.h"
+
+namespace umbra {
+namespace {
+
+ShadowLimits limits() {
+  ShadowLimits l;
+  l.max_depth = 256;
+  l.node_bytes = size_t(4) << 20;
+  return l;
+}
+
+uint64_t sum_calls(const CallNode& node) {
+  uint64_t total = node.calls.get();
+  for (const CallNode* c = node.first_child_acquire(); c; c = c->next_sibling) total += sum_calls(*c);
+  return total;
+}
+
+TEST(ShadowPool, ClaimGivesEachThreadItsOwnShadow) {
+  ShadowPool pool(limits());
+  pool.prepare(4);
+  EXPECT_EQ(pool.prepared_count(), 4u);
+  ThreadShadow* a = pool.claim(1);
+  ThreadShadow* b = pool.claim(2);
+  ASSERT_NE(a, nullptr);
+  ASSERT_NE(b, nullptr);
+  EXPECT_NE(a, b);
+  EXPECT_GT(a->os_tid, 0);
+  EXPECT_EQ(b->thread_id, 2u);
+  int claimed = 0;
+  pool.for_each_claimed([&](ThreadShadow&) { ++claimed; });
+  EXPECT_EQ(claimed, 2);
+  EXPECT_EQ(pool.prepared_count(), 2u);
+}
+
+TEST(ShadowPool, AnEmptyPoolSaysSo) {
+  ShadowPool pool(limits());
+  EXPECT_EQ(pool.claim(1), nullptr);
+}
+
+thread_local clr::ThreadID t_test_thread_id = 0;
+clr::ThreadID test_thread_id() { return t_test_thread_id; }
+
+TEST(ShadowPool, ConcurrentOwnersAndAReader) {
+  ShadowPool pool(limits());
+  ThreadRegistry registry(pool);
+  pool.prepare(ThreadRegistry::kPreparedShadows);
+  hooks::install_pool(&pool, &test_thread_id);
+  constexpr int kThreads = 16, kCalls = 20000;
+  std::atomic<bool> done{false};
+  std::atomic<int> running{kThreads};
+
+  // The reader walks every claimed tree while owners are writing them, as the report and the sampler do.
+  std::thread reader([&] {
+    while (!done.load(std::memory_order_acquire)) {
+      pool.for_each_claimed([&](ThreadShadow& s) {
+        for (const CallNode* n = s.current_node(); n; n = n->parent) (void)n->function;
+        (void)sum_calls(s.root());
+      });
+    }
+  });
+
+  std::vector<std::thread> owners;
+  for (int t = 0; t < kThreads; ++t) {
+    registry.on_created(clr::ThreadID(t + 1));  // prepares a shadow for the thread about to start
+    owners.emplace_back([&, t] {
+      t_test_thread_id = clr::ThreadID(t + 1);
+      ThreadShadow* s = hooks::current_shadow();  // claims on the first call, as the first hook would
+      ASSERT_NE(s, nullptr);
+      for (int i = 0; i < kCalls; ++i) {
+        hooks::on_enter2(1, 0, 0, nullptr);
+        hooks::on_enter2(2 + (i % 7), 0, 0, nullptr);
+        hooks::on_leave2(2 + (i % 7), 0, 0, nullptr);
+        hooks::on_leave2(1, 0, 0, nullptr);
+      }
+      registry.on_destroyed(clr::ThreadID(t + 1));  // on the dying thread itself: releases the pointer
+      EXPECT_EQ(hooks::existing_shadow(), nullptr);
+      running.fetch_sub(1);
+    });
+  }
+  for (auto& o : owners) o.join();
+  done.store(true, std::memory_order_release);
+  reader.join();
+
+  int shadows = 0;
+  pool.for_each_claimed([&](ThreadShadow& s) {
+    ++shadows;
+    EXPECT_TRUE(s.retired.load()) << s.thread_id;
+    EXPECT_EQ(sum_calls(s.root()), uint64_t(kCalls) * 2);
+    EXPECT_EQ(s.depth(), 0u);
+  });
+  EXPECT_EQ(shadows, kThreads);
+  EXPECT_EQ(registry.threads_created(), uint64_t(kThreads));
+  EXPECT_EQ(registry.threads_destroyed(), uint64_t(kThreads));
+  hooks::install_pool(nullptr, nullptr);
+}
+
+TEST(ThreadRegistry, DestroyedOnAnotherThreadKeepsTheTreeAndTheName) {
+  ShadowPool pool(limits());
+  ThreadRegistry registry(pool);
+  pool.prepare(2);
+  ThreadShadow* shadow = nullptr;
+  std::thread owner([&] {
+    shadow = pool.claim(77);
+    shadow->enter(5, 0);
+    shadow->leave(5, 1);
+  });
+  owner.join();
+  registry.on_name_changed(77, u"W\u00f6rker");
+  registry.on_destroyed(77);
+  EXPECT_TRUE(shadow->retired.load());
+  EXPECT_EQ(registry.name_of(*shadow).value_or(""), "W\xc3\xb6rker");
+  // A new thread reusing the ThreadID does not inherit the name.
+  registry.on_created(77);
+  ThreadShadow* next = pool.claim(77);
+  EXPECT_FALSE(registry.name_of(*next).has_value());
+  EXPECT_EQ(sum_calls(shadow->root()), 1u);
+}
+
+TEST(ThreadRegistry, Utf16ToUtf8) {
+  EXPECT_EQ(utf16_to_utf8(u"abc"), "abc");
+  EXPECT_EQ(utf16_to_utf8(u"\u00e9\u4e2d"), "\xc3\xa9\xe4\xb8\xad");
+  EXPECT_EQ(utf16_to_utf8(u"\U0001F600"), "\xf0\x9f\x98\x80");
+  EXPECT_EQ(utf16_to_utf8(std::u16string(1, char16_t(0xD800))), "\xef\xbf\xbd");
+}
+
+}  // namespace
+}  // namespace umbra

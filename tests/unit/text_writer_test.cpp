@@ -1,0 +1,50 @@
+#include "report/text_writer.h"
+
+#include <gtest/gtest.h>
+
+#include "report_fixture.h"
+
+namespace umbra {
+namespace {
+
+TEST(TextWriter, HeaderThreadsAndIndentedTree) {
+  std::string text = report_to_text(testing::known_report(), 0.5);
+  EXPECT_NE(text.find("umbra shadow profile of pid 42 (runtime 10.0.0), 2.000 s, 2 threads"), std::string::npos);
+  EXPECT_NE(text.find("not captured: stack_overflow=2"), std::string::npos);
+  EXPECT_NE(text.find("=== thread \"Main \"thread\"\"  os tid 42  14 calls  1000.000 ms"), std::string::npos);
+  EXPECT_NE(text.find("os tid 43  (exited)"), std::string::npos);
+  // Hot is a child of Main: indented by two more spaces, with its share of the thread.
+  auto main_at = text.find("App.Program.Main  [App.dll]");
+  auto hot_at = text.find("  App.Program.Hot  [App.dll]");
+  ASSERT_NE(main_at, std::string::npos);
+  ASSERT_NE(hot_at, std::string::npos);
+  EXPECT_LT(main_at, hot_at);
+  // Columns: calls, samples, total ms, self ms, share of the thread, then the indented method.
+  auto line_start = text.rfind('\n', hot_at) + 1;
+  std::string hot_line = text.substr(line_start, text.find('\n', hot_at) - line_start);
+  EXPECT_EQ(hot_line.substr(0, 61), "           10         0      899.000      899.000   89.9%    ") << hot_line;
+}
+
+TEST(TextWriter, FoldsNodesUnderTheMinimumPercent) {
+  std::string text = report_to_text(testing::known_report(), 0.5);
+  EXPECT_EQ(text.find("App.Program.Tiny"), std::string::npos);  // 0.1% of its thread
+  EXPECT_NE(text.find("... 1 more under 0.5% each"), std::string::npos);
+  std::string all = report_to_text(testing::known_report(), 0.0);
+  EXPECT_NE(all.find("App.Program.Tiny"), std::string::npos);
+}
+
+TEST(TextWriter, SortsChildrenByTotal) {
+  Report r = testing::known_report();
+  std::swap(r.threads[0].roots[0].children[0], r.threads[0].roots[0].children[1]);
+  std::string text = report_to_text(r, 0.0);
+  EXPECT_LT(text.find("App.Program.Hot"), text.find("App.Program.Tiny"));
+}
+
+TEST(TextWriter, SaysWhenNothingWasDropped) {
+  Report r = testing::known_report();
+  r.stats = JsonValue::object();
+  EXPECT_NE(report_to_text(r, 0.5).find("not captured: nothing"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace umbra

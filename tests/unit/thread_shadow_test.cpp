@@ -1,0 +1,204 @@
+#include "hooks/thread_shadow.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace umbra {
+namespace {
+
+constexpr clr::FunctionID A = 0xA, B = 0xB, C = 0xC, D = 0xD;
+
+ShadowLimits small_limits(uint32_t depth = 64, size_t node_bytes = size_t(1) << 20) {
+  ShadowLimits limits;
+  limits.max_depth = depth;
+  limits.node_bytes = node_bytes;
+  return limits;
+}
+
+// The functions on the path from the root to `node`, outermost first.
+std::vector<clr::FunctionID> path_of(const CallNode* node) {
+  std::vector<clr::FunctionID> path;
+  for (; node && node->parent; node = node->parent) path.insert(path.begin(), node->function);
+  return path;
+}
+
+const CallNode* child(const CallNode& parent, clr::FunctionID f) {
+  for (const CallNode* c = parent.first_child_acquire(); c; c = c->next_sibling)
+    if (c->function == f) return c;
+  return nullptr;
+}
+
+TEST(ThreadShadow, PushPopBuildsExactCounts) {
+  ThreadShadow s(small_limits());
+  uint64_t t = 100;
+  s.enter(A, t++);
+  for (int i = 0; i < 5; ++i) {
+    s.enter(B, t++);
+    s.leave(B, t++);
+  }
+  s.enter(C, t++);
+  EXPECT_EQ(s.depth(), 2u);
+  EXPECT_EQ(path_of(s.current_node()), (std::vector<clr::FunctionID>{A, C}));
+  s.leave(C, t++);
+  s.leave(A, t++);
+  EXPECT_EQ(s.depth(), 0u);
+  EXPECT_EQ(s.current_node(), &s.root());
+  const CallNode* a = child(s.root(), A);
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->calls.get(), 1u);
+  EXPECT_EQ(child(*a, B)->calls.get(), 5u);
+  EXPECT_EQ(child(*a, C)->calls.get(), 1u);
+  EXPECT_EQ(a->total_ticks.get(), 13u);  // entered at 100, left at 113
+  EXPECT_EQ(child(*a, B)->total_ticks.get(), 5u);
+  EXPECT_EQ(s.enters(), 7u);
+  EXPECT_EQ(s.leaves(), 7u);
+}
+
+TEST(ThreadShadow, RecursionMakesOneNodePerDepth) {
+  ThreadShadow s(small_limits());
+  for (int i = 0; i < 10; ++i) s.enter(A, 0);
+  for (int i = 0; i < 10; ++i) s.leave(A, 0);
+  const CallNode* n = &s.root();
+  for (int i = 0; i < 10; ++i) {
+    n = child(*n, A);
+    ASSERT_NE(n, nullptr);
+    EXPECT_EQ(n->calls.get(), 1u);
+  }
+  EXPECT_EQ(n->first_child_acquire(), nullptr);
+}
+
+TEST(ThreadShadow, TailcallPopsTheCallerAndMarksTheCallee) {
+  ThreadShadow s(small_limits());
+  s.enter(A, 0);
+  s.enter(B, 0);
+  s.tailcall(B, 0);  // B tail-calls C: B's frame is replaced
+  s.enter(C, 0);
+  EXPECT_EQ(path_of(s.current_node()), (std::vector<clr::FunctionID>{A, C}));
+  s.leave(C, 0);
+  s.leave(A, 0);
+  const CallNode* c = child(*child(s.root(), A), C);
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->tail_entries.get(), 1u);
+  EXPECT_EQ(child(*child(s.root(), A), B)->tail_entries.get(), 0u);
+  EXPECT_EQ(s.tailcalls(), 1u);
+  EXPECT_EQ(s.drops(DropReason::kUnmatchedLeave), 0u);
+}
+
+TEST(ThreadShadow, TailEntryMarkIsClearedByALeave) {
+  ThreadShadow s(small_limits());
+  s.enter(A, 0);
+  s.enter(B, 0);
+  s.tailcall(B, 0);  // the callee has no hooks: the next event is A's leave
+  s.leave(A, 0);
+  s.enter(C, 0);
+  s.leave(C, 0);
+  EXPECT_EQ(child(s.root(), C)->tail_entries.get(), 0u);
+}
+
+TEST(ThreadShadow, OverflowIsCountedAndTheStackRecovers) {
+  ThreadShadow s(small_limits(/*depth=*/16));
+  const uint32_t total = 5000;
+  for (uint32_t i = 0; i < total; ++i) s.enter(A, 0);
+  uint32_t recorded = s.depth();
+  EXPECT_EQ(recorded, 16u);
+  EXPECT_EQ(s.drops(DropReason::kStackOverflow), total - recorded);
+  for (uint32_t i = 0; i < total; ++i) s.leave(A, 0);
+  EXPECT_EQ(s.depth(), 0u);
+  EXPECT_EQ(s.drops(DropReason::kUnmatchedLeave), 0u);
+  s.enter(B, 0);
+  EXPECT_EQ(path_of(s.current_node()), (std::vector<clr::FunctionID>{B}));
+}
+
+TEST(ThreadShadow, UnwindPopsTheNamedFrame) {
+  ThreadShadow s(small_limits());
+  s.enter(A, 0);
+  s.enter(B, 0);
+  s.enter(C, 0);
+  s.exception_thrown();
+  s.catcher_found();
+  EXPECT_FALSE(s.unwind_enter(C));
+  s.unwind_leave(0);
+  EXPECT_FALSE(s.unwind_enter(B));
+  s.unwind_leave(0);
+  EXPECT_FALSE(s.unwind_enter(A));  // the catcher: unwind enter, then it resumes
+  s.catcher_enter(A, 0);
+  EXPECT_EQ(path_of(s.current_node()), (std::vector<clr::FunctionID>{A}));
+  s.enter(D, 0);
+  EXPECT_EQ(path_of(s.current_node()), (std::vector<clr::FunctionID>{A, D}));
+  EXPECT_EQ(s.unwinds(), 2u);
+}
+
+TEST(ThreadShadow, AnUnwindWithoutACatcherIsReportedOnce) {
+  ThreadShadow s(small_limits());
+  s.enter(A, 0);
+  s.exception_thrown();
+  EXPECT_TRUE(s.unwind_enter(A));
+  EXPECT_FALSE(s.unwind_enter(A));
+}
+
+TEST(ThreadShadow, DuplicateUnwindLeaveDoesNotPopTheCaller) {
+  ThreadShadow s(small_limits());
+  s.enter(A, 0);
+  s.enter(B, 0);
+  s.unwind_enter(B);
+  s.unwind_leave(0);
+  s.unwind_leave(0);  // a duplicate, with no unwind enter before it
+  EXPECT_EQ(path_of(s.current_node()), (std::vector<clr::FunctionID>{A}));
+}
+
+TEST(ThreadShadow, CatcherPopsFramesThatNeverReturn) {
+  ThreadShadow s(small_limits());
+  s.enter(A, 0);
+  s.enter(B, 0);  // e.g. the runtime's own exception dispatch methods, left by no hook
+  s.enter(C, 0);
+  s.catcher_enter(A, 0);
+  EXPECT_EQ(path_of(s.current_node()), (std::vector<clr::FunctionID>{A}));
+  EXPECT_EQ(s.drops(DropReason::kStaleFramePopped), 2u);
+}
+
+TEST(ThreadShadow, LeaveOfADeeperFramePopsStaleFramesAbove) {
+  ThreadShadow s(small_limits());
+  s.enter(A, 0);
+  s.enter(B, 0);
+  s.enter(C, 0);
+  s.leave(B, 0);  // C's leave never came
+  EXPECT_EQ(path_of(s.current_node()), (std::vector<clr::FunctionID>{A}));
+  EXPECT_EQ(s.drops(DropReason::kStaleFramePopped), 1u);
+  s.leave(D, 0);  // not on the stack at all
+  EXPECT_EQ(s.drops(DropReason::kUnmatchedLeave), 1u);
+  EXPECT_EQ(path_of(s.current_node()), (std::vector<clr::FunctionID>{A}));
+}
+
+TEST(ThreadShadow, FullTreeCollectsCallsUnderOneNode) {
+  ThreadShadow s(small_limits(64, /*node_bytes=*/sizeof(CallNode) * 3));
+  // Fill the reservation with distinct children of A.
+  s.enter(A, 0);
+  clr::FunctionID f = 0x1000;
+  while (s.drops(DropReason::kTreeFull) == 0) {
+    s.enter(f, 0);
+    s.leave(f, 0);
+    ++f;
+  }
+  s.enter(B, 0);
+  EXPECT_EQ(s.current_node()->function, kTreeFullFunction);
+  s.leave(B, 0);
+  EXPECT_EQ(path_of(s.current_node()), (std::vector<clr::FunctionID>{A}));
+  EXPECT_EQ(s.drops(DropReason::kUnmatchedLeave), 0u);
+}
+
+TEST(ThreadShadow, OpenFramesAreVisibleToReaders) {
+  ThreadShadow s(small_limits());
+  s.enter(A, 10);
+  s.enter(B, 20);
+  uint64_t open_a = 0, open_b = 0;
+  s.for_each_open_frame(50, [&](const CallNode* n, uint64_t ticks) {
+    (n->function == A ? open_a : open_b) += ticks;
+  });
+  EXPECT_EQ(open_a, 40u);
+  EXPECT_EQ(open_b, 30u);
+}
+
+}  // namespace
+}  // namespace umbra
