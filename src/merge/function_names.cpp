@@ -46,6 +46,7 @@ std::string type_name(clr::IMetaDataImport& metadata, clr::mdTypeDef type) {
 
 void FunctionNames::remember(clr::FunctionID function) {
   std::lock_guard<std::mutex> lock(mutex_);
+  ++jit_compilations_;
   if (!frozen_ && functions_.find(function) == functions_.end())
     functions_.emplace(function, resolve_locked(function));
 }
@@ -60,6 +61,11 @@ FunctionName FunctionNames::lookup(clr::FunctionID function) {
 void FunctionNames::freeze() {
   std::lock_guard<std::mutex> lock(mutex_);
   frozen_ = true;
+}
+
+uint64_t FunctionNames::jit_compilations() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return jit_compilations_;
 }
 
 size_t FunctionNames::size() const {

@@ -23,11 +23,13 @@ class FunctionNames {
  public:
   explicit FunctionNames(clr::ICorProfilerInfo* info) : info_(info) {}
 
+  // Called once per JIT compilation (tiered rejits included).
   void remember(clr::FunctionID function);
   FunctionName lookup(clr::FunctionID function);
   // Stops calling into the runtime (it is shutting down); lookup() then answers from the cache only.
   void freeze();
   size_t size() const;
+  uint64_t jit_compilations() const;
 
  private:
   FunctionName resolve_locked(clr::FunctionID function);
@@ -36,6 +38,7 @@ class FunctionNames {
   clr::ICorProfilerInfo* info_;
   mutable std::mutex mutex_;
   bool frozen_ = false;
+  uint64_t jit_compilations_ = 0;
   std::unordered_map<clr::FunctionID, FunctionName> functions_;
   std::unordered_map<clr::ModuleID, std::string> modules_;
 };

@@ -132,7 +132,6 @@ Config load_config(const EnvLookup& env, int64_t pid, std::vector<std::string>& 
                  warnings);
 
   read<bool>(env, "UMBRA_ALLOW_INLINING", config.allow_inlining, parse_bool, "0 or 1", "0", warnings);
-  read<bool>(env, "UMBRA_USE_PRECOMPILED", config.use_precompiled, parse_bool, "0 or 1", "0", warnings);
 
   if (auto formats = env("UMBRA_FORMATS")) {
     std::vector<std::string> chosen;

@@ -21,7 +21,6 @@ struct Config {
   uint32_t interval_ms = 10;
   std::vector<std::string> formats = {"json", "text"};
   bool allow_inlining = false;    // inlined calls are invisible to the hooks
-  bool use_precompiled = false;   // ReadyToRun code carries no hooks
   uint32_t max_depth = 1u << 16;  // shadow stack capacity per thread
 };
 

@@ -59,7 +59,9 @@ clr::HRESULT Session::start() {
   clr::DWORD mask = clr::COR_PRF_MONITOR_ENTERLEAVE | clr::COR_PRF_MONITOR_THREADS |
                     clr::COR_PRF_MONITOR_EXCEPTIONS | clr::COR_PRF_MONITOR_JIT_COMPILATION;
   if (!config_.allow_inlining) mask |= clr::COR_PRF_DISABLE_INLINING;
-  if (!config_.use_precompiled) mask |= clr::COR_PRF_DISABLE_ALL_NGEN_IMAGES;
+  // .NET 10 already JIT-compiles every method once enter/leave hooks are on (ReadyToRun code has no hooks); the
+  // flag keeps precompiled framework code out on runtimes that would otherwise use it.
+  mask |= clr::COR_PRF_DISABLE_ALL_NGEN_IMAGES;
   clr::HRESULT hr = info_->SetEventMask(mask);
   if (!clr::succeeded(hr)) {
     log::error("SetEventMask(0x{:x}) failed with 0x{:x}; the program runs unprofiled", mask, uint32_t(hr));
@@ -138,6 +140,7 @@ Report Session::build_report(const char* trigger) {
   stats.set("threads_destroyed", threads_.threads_destroyed());
   stats.set("threads_reported", uint64_t(report.threads.size()));
   stats.set("functions_named", uint64_t(names_.size()));
+  stats.set("jit_compilations", names_.jit_compilations());
   JsonValue drop_stats = JsonValue::object();
   for (size_t r = 0; r < kDropReasonCount; ++r) drop_stats.set(std::string(kDropReasonNames[r]), drops[r]);
   stats.set("drops", std::move(drop_stats));

@@ -118,5 +118,25 @@ TEST(Configuration, LauncherReportsACommandThatCannotRun) {
   EXPECT_NE(r.err.find("cannot run '/nonexistent/program'"), std::string::npos);
 }
 
+TEST(Configuration, InliningIsOffUnlessAllowed) {
+  std::string dir = scratch_dir("inlining");
+  const std::vector<std::string> caller = {"ExitPaths.Program.Main", "ExitPaths.Program.OptimizedCaller"};
+  for (bool allow : {false, true}) {
+    std::vector<std::string> argv = {launcher_path(), "run", "-o", dir + (allow ? "/allowed" : "/default")};
+    if (allow) argv.push_back("--allow-inlining");
+    for (const char* a : {"--", "dotnet"}) argv.push_back(a);
+    argv.push_back(app_dll("ExitPaths"));
+    ProcessResult r = run_process(argv);
+    ASSERT_EQ(r.exit_code, 5) << r.err;
+    JsonValue report = load_report(dir + (allow ? "/allowed.json" : "/default.json"));
+    const JsonValue* main = thread_with_root(report, "ExitPaths.Program.Main");
+    ASSERT_NE(main, nullptr);
+    const JsonValue* optimized = find_path(*main, caller);
+    ASSERT_NE(optimized, nullptr);
+    // Every call in the source is counted by default; an inlined call leaves nothing to hook.
+    EXPECT_EQ(total_calls(children_of(*optimized), "ExitPaths.Program.Inlinable"), allow ? 0u : 42u);
+  }
+}
+
 }  // namespace
 }  // namespace umbra::testing

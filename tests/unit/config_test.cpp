@@ -27,7 +27,6 @@ TEST(Config, Defaults) {
   EXPECT_EQ(c.interval_ms, 10u);
   EXPECT_EQ(c.formats, (std::vector<std::string>{"json", "text"}));
   EXPECT_FALSE(c.allow_inlining);
-  EXPECT_FALSE(c.use_precompiled);
 }
 
 TEST(Config, GoodValues) {
@@ -38,7 +37,6 @@ TEST(Config, GoodValues) {
                    {"UMBRA_INTERVAL_MS", "1"},
                    {"UMBRA_FORMATS", "text"},
                    {"UMBRA_ALLOW_INLINING", "yes"},
-                   {"UMBRA_USE_PRECOMPILED", "1"},
                    {"UMBRA_MAX_DEPTH", "1000"}},
                   warnings);
   EXPECT_TRUE(warnings.empty());
@@ -48,7 +46,6 @@ TEST(Config, GoodValues) {
   EXPECT_EQ(c.interval_ms, 1u);
   EXPECT_EQ(c.formats, std::vector<std::string>{"text"});
   EXPECT_TRUE(c.allow_inlining);
-  EXPECT_TRUE(c.use_precompiled);
   EXPECT_EQ(c.max_depth, 1000u);
 }
 
@@ -67,7 +64,7 @@ TEST(Config, EachBadValueGivesOneLineNamingVariableValueAndFallback) {
       {"UMBRA_INTERVAL_MS", "99999999999999999999999", "using 10"},
       {"UMBRA_INTERVAL_MS", " 5", "using 10"},
       {"UMBRA_ALLOW_INLINING", "maybe", "using 0"},
-      {"UMBRA_USE_PRECOMPILED", "", "using 0"},
+      {"UMBRA_ALLOW_INLINING", "", "using 0"},
       {"UMBRA_MAX_DEPTH", "3", "using 65536"},
       {"UMBRA_FORMATS", "pdf", "skipping it"},
       {"UMBRA_OUTPUT", "", "using ./umbra-1234"},

@@ -7,15 +7,14 @@ namespace {
 
 TEST(Launcher, OptionsBecomeEnvironment) {
   auto r = parse_command_line({"run", "--mode", "shadow", "--interval-ms", "5", "-o", "/tmp/p", "--format",
-                               "json", "--min-percent", "1", "--allow-inlining", "--use-precompiled", "--",
+                               "json", "--min-percent", "1", "--allow-inlining", "--",
                                "dotnet", "app.dll", "--mode"});
   ASSERT_TRUE(r.run) << r.error;
   EXPECT_EQ(r.run->command, (std::vector<std::string>{"dotnet", "app.dll", "--mode"}));
   EXPECT_EQ(*r.run->output_prefix, "/tmp/p");
   std::vector<std::pair<std::string, std::string>> expected = {
       {"UMBRA_MODE", "shadow"}, {"UMBRA_INTERVAL_MS", "5"},       {"UMBRA_OUTPUT", "/tmp/p"},
-      {"UMBRA_FORMATS", "json"}, {"UMBRA_MIN_PERCENT", "1"},      {"UMBRA_ALLOW_INLINING", "1"},
-      {"UMBRA_USE_PRECOMPILED", "1"}};
+      {"UMBRA_FORMATS", "json"}, {"UMBRA_MIN_PERCENT", "1"},      {"UMBRA_ALLOW_INLINING", "1"}};
   EXPECT_EQ(r.run->environment, expected);
 }
 

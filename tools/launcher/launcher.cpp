@@ -31,7 +31,6 @@ std::string usage() {
          "  --format LIST             UMBRA_FORMATS         json,text (default json,text)\n"
          "  --min-percent P           UMBRA_MIN_PERCENT     fold text-report nodes under P% of their thread (default 0.5)\n"
          "  --allow-inlining          UMBRA_ALLOW_INLINING=1   let the JIT inline (faster; inlined calls are not seen)\n"
-         "  --use-precompiled         UMBRA_USE_PRECOMPILED=1  keep ReadyToRun code (faster start; its frames are not seen)\n"
          "  --max-depth N             UMBRA_MAX_DEPTH       shadow stack frames per thread (default 65536)\n"
          "  --log-level LEVEL         UMBRA_LOG_LEVEL       trace|debug|info|warn|error|critical|off (default warn)\n"
          "  -h, --help                this text\n";
@@ -72,8 +71,6 @@ ParseResult parse_command_line(const std::vector<std::string>& args) {
     }
     if (a == "--allow-inlining") {
       run.environment.emplace_back("UMBRA_ALLOW_INLINING", "1");
-    } else if (a == "--use-precompiled") {
-      run.environment.emplace_back("UMBRA_USE_PRECOMPILED", "1");
     } else if (a == "--mode") {
       auto v = value(a);
       if (!v) return result;

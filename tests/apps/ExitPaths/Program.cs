@@ -14,6 +14,7 @@ public static class Program
     {
         string how = args.Length > 0 ? args[0] : "return";
         for (int i = 0; i < 42; i++) sink += Counted(i);
+        sink += OptimizedCaller();
         Console.WriteLine($"ending by {how}");
         Console.Out.Flush();
         switch (how)
@@ -40,6 +41,17 @@ public static class Program
 
     [MethodImpl(MethodImplOptions.NoInlining)]
     static int Counted(int i) => i & 1;
+
+    // Compiled fully optimized at once, so the JIT inlines Inlinable here unless the profiler forbids inlining.
+    [MethodImpl(MethodImplOptions.AggressiveOptimization | MethodImplOptions.NoInlining)]
+    static int OptimizedCaller()
+    {
+        int sum = 0;
+        for (int i = 0; i < 42; i++) sum += Inlinable(i);
+        return sum;
+    }
+
+    static int Inlinable(int i) => i + 1;
 
     [MethodImpl(MethodImplOptions.NoInlining)]
     static void Fail() => throw new InvalidOperationException("deliberately unhandled");

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Shared set-up for demo.sh and test.sh: installs the Debian packages umbra builds with (when root; otherwise
+# prints the exact apt-get line), checks for the .NET SDK, and configures + builds into $UMBRA_BUILD_DIR.
+# Usage: source tools/setup.sh; umbra_setup [extra cmake args...]
+set -euo pipefail
+
+UMBRA_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+UMBRA_BUILD_DIR="${UMBRA_BUILD_DIR:-$UMBRA_ROOT/build}"
+UMBRA_PACKAGES=(cmake ninja-build g++ pkg-config libunwind-dev libboost-dev libspdlog-dev libgtest-dev)
+
+umbra_install_packages() {
+  local missing=()
+  for p in "${UMBRA_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if [ ${#missing[@]} -eq 0 ]; then return 0; fi
+  if [ "$(id -u)" -eq 0 ]; then
+    echo "umbra: installing ${missing[*]}"
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  else
+    echo "umbra: missing Debian packages; run:" >&2
+    echo "  sudo apt-get install -y ${missing[*]}" >&2
+    exit 1
+  fi
+}
+
+umbra_check_dotnet() {
+  if ! command -v dotnet >/dev/null 2>&1; then
+    echo "umbra: the .NET SDK (dotnet) is not on PATH; install it, then run this again" >&2
+    exit 1
+  fi
+}
+
+umbra_setup() {
+  umbra_install_packages
+  umbra_check_dotnet
+  cmake -S "$UMBRA_ROOT" -B "$UMBRA_BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
+  cmake --build "$UMBRA_BUILD_DIR" -j "$(nproc)"
+}
