@@ -3,7 +3,7 @@
 #include <cstdio>
 
 #include "clr/guids.h"
-#include "threads/thread_registry.h"
+#include "util/utf8.h"
 
 namespace umbra {
 namespace {

@@ -83,6 +83,11 @@ bool is_known_format(const std::string& format) {
   return std::find(std::begin(kKnownFormats), std::end(kKnownFormats), format) != std::end(kKnownFormats);
 }
 
+bool is_log_level(const std::string& level) {
+  std::string l = lower(level);
+  return std::find(std::begin(kLogLevels), std::end(kLogLevels), l) != std::end(kLogLevels);
+}
+
 bool is_written_format(const std::string& format) {
   return std::find(std::begin(kWrittenFormats), std::end(kWrittenFormats), format) != std::end(kWrittenFormats);
 }
@@ -106,7 +111,7 @@ Config load_config(const EnvLookup& env, int64_t pid, std::vector<std::string>& 
     std::string l = lower(*level);
     if (l == "warning") l = "warn";
     if (l == "err") l = "error";
-    if (std::find(std::begin(kLogLevels), std::end(kLogLevels), l) != std::end(kLogLevels)) {
+    if (is_log_level(l)) {
       config.log_level = l;
     } else {
       warnings.push_back("UMBRA_LOG_LEVEL='" + *level +

@@ -34,6 +34,7 @@ const char* mode_name(Mode mode);
 // Formats known to umbra, and those this build writes.
 bool is_known_format(const std::string& format);
 bool is_written_format(const std::string& format);
+bool is_log_level(const std::string& level);
 
 // Shared by the launcher: parse and validate single values (nullopt when invalid).
 std::optional<Mode> parse_mode(const std::string& text);

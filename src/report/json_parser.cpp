@@ -1,5 +1,7 @@
 #include "report/json_parser.h"
 
+#include "util/utf8.h"
+
 #include <cerrno>
 #include <cstdlib>
 #include <vector>
@@ -168,24 +170,6 @@ class Parser {
     return v;
   }
 
-  static void append_utf8(std::string& out, unsigned c) {
-    if (c < 0x80) {
-      out += char(c);
-    } else if (c < 0x800) {
-      out += char(0xC0 | (c >> 6));
-      out += char(0x80 | (c & 0x3F));
-    } else if (c < 0x10000) {
-      out += char(0xE0 | (c >> 12));
-      out += char(0x80 | ((c >> 6) & 0x3F));
-      out += char(0x80 | (c & 0x3F));
-    } else {
-      out += char(0xF0 | (c >> 18));
-      out += char(0x80 | ((c >> 12) & 0x3F));
-      out += char(0x80 | ((c >> 6) & 0x3F));
-      out += char(0x80 | (c & 0x3F));
-    }
-  }
-
   std::string parse_string() {
     ++pos_;  // opening quote
     std::string out;
@@ -214,10 +198,7 @@ class Parser {
           if (cp >= 0xD800 && cp <= 0xDBFF && text_.substr(pos_, 2) == "\\u") {
             pos_ += 2;
             unsigned low = hex4();
-            if (low >= 0xDC00 && low <= 0xDFFF) cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
-            else cp = 0xFFFD;
-          } else if (cp >= 0xD800 && cp <= 0xDFFF) {
-            cp = 0xFFFD;
+            cp = low >= 0xDC00 && low <= 0xDFFF ? 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00) : 0xFFFD;
           }
           append_utf8(out, cp);
           break;

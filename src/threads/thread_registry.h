@@ -14,6 +14,7 @@
 
 #include "clr/corprof.h"
 #include "hooks/shadow_pool.h"
+#include "util/utf8.h"
 
 namespace umbra {
 
@@ -52,8 +53,5 @@ class ThreadRegistry {
   uint64_t created_ = 0;
   uint64_t destroyed_ = 0;
 };
-
-// UTF-16 (the runtime's WCHAR) to UTF-8.
-std::string utf16_to_utf8(std::u16string_view text);
 
 }  // namespace umbra

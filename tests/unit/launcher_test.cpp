@@ -40,6 +40,7 @@ TEST(Launcher, BadCommandLinesSayWhatIsWrong) {
       {{"run", "--interval-ms", "0", "--", "x"}, "--interval-ms '0'"},
       {{"run", "--interval-ms"}, "--interval-ms needs a value"},
       {{"run", "--format", "pdf", "--", "x"}, "unknown format 'pdf'"},
+      {{"run", "--log-level", "loud", "--", "x"}, "--log-level 'loud' is not trace"},
       {{"run", "--min-percent", "101", "--", "x"}, "--min-percent '101'"},
       {{"run", "--frobnicate", "--", "x"}, "unknown option '--frobnicate'"},
       {{"run", "--"}, "no command to run"},

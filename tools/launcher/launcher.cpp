@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 
 #include "clr/guids.h"
@@ -17,23 +18,81 @@ std::string directory_of(const std::string& path) {
   return slash == std::string::npos ? "." : path.substr(0, slash);
 }
 
+// Each launcher option: its spellings, the UMBRA_* variable it sets, and how its value is checked.
+struct Option {
+  std::vector<std::string> names;
+  const char* value_name;  // nullptr for a switch
+  const char* variable;
+  const char* help;
+  // Returns what is wrong with `value` (empty when it is fine).
+  std::string (*check)(const std::string& value);
+};
+
+std::string check_mode(const std::string& v) { return parse_mode(v) ? "" : "is not shadow or sampled"; }
+std::string check_interval(const std::string& v) {
+  return parse_unsigned(v, 1, 60000) ? "" : "is not a whole number from 1 to 60000";
+}
+std::string check_prefix(const std::string& v) { return v.empty() ? "needs a non-empty prefix" : ""; }
+std::string check_formats(const std::string& v) {
+  auto formats = split_list(v);
+  if (formats.empty()) return "names no format";
+  for (const auto& f : formats)
+    if (!is_known_format(f)) return "names unknown format '" + f + "' (known: json, text, collapsed, speedscope, html)";
+  return "";
+}
+std::string check_percent(const std::string& v) { return parse_percent(v) ? "" : "is not a percentage from 0 to 100"; }
+std::string check_depth(const std::string& v) {
+  return parse_unsigned(v, 16, 1u << 24) ? "" : "is not a whole number from 16 to 16777216";
+}
+std::string check_log_level(const std::string& v) {
+  return is_log_level(v) ? "" : "is not trace, debug, info, warn, error, critical or off";
+}
+
+const std::vector<Option>& options() {
+  static const std::vector<Option> table = {
+      {{"--mode"}, "shadow|sampled", "UMBRA_MODE", "profiling mode (default shadow)", check_mode},
+      {{"--interval-ms"}, "N", "UMBRA_INTERVAL_MS", "sampling interval, 1-60000 ms (default 10)", check_interval},
+      {{"-o", "--output"}, "PREFIX", "UMBRA_OUTPUT", "report files PREFIX.json, PREFIX.txt (default ./umbra-<pid>)",
+       check_prefix},
+      {{"--format"}, "LIST", "UMBRA_FORMATS", "reports to write (default json,text)", check_formats},
+      {{"--min-percent"}, "P", "UMBRA_MIN_PERCENT", "fold text-report nodes under P% of their thread (default 0.5)",
+       check_percent},
+      {{"--allow-inlining"}, nullptr, "UMBRA_ALLOW_INLINING", "let the JIT inline (faster; inlined calls are not seen)",
+       nullptr},
+      {{"--max-depth"}, "N", "UMBRA_MAX_DEPTH", "shadow stack frames per thread (default 65536)", check_depth},
+      {{"--log-level"}, "LEVEL", "UMBRA_LOG_LEVEL", "trace|debug|info|warn|error|critical|off (default warn)",
+       check_log_level},
+  };
+  return table;
+}
+
+const Option* find_option(const std::string& arg) {
+  for (const auto& o : options())
+    for (const auto& n : o.names)
+      if (n == arg) return &o;
+  return nullptr;
+}
+
 }  // namespace
 
 std::string usage() {
-  return "usage: umbra run [options] -- COMMAND [ARGS...]\n"
-         "\n"
-         "Runs COMMAND (a .NET program) under the umbra profiler and returns its exit code.\n"
-         "\n"
-         "options (each also an environment variable):\n"
-         "  --mode shadow|sampled     UMBRA_MODE            profiling mode (default shadow)\n"
-         "  --interval-ms N           UMBRA_INTERVAL_MS     sampling interval, 1-60000 ms (default 10)\n"
-         "  -o, --output PREFIX       UMBRA_OUTPUT          report files PREFIX.json, PREFIX.txt (default ./umbra-<pid>)\n"
-         "  --format LIST             UMBRA_FORMATS         json,text (default json,text)\n"
-         "  --min-percent P           UMBRA_MIN_PERCENT     fold text-report nodes under P% of their thread (default 0.5)\n"
-         "  --allow-inlining          UMBRA_ALLOW_INLINING=1   let the JIT inline (faster; inlined calls are not seen)\n"
-         "  --max-depth N             UMBRA_MAX_DEPTH       shadow stack frames per thread (default 65536)\n"
-         "  --log-level LEVEL         UMBRA_LOG_LEVEL       trace|debug|info|warn|error|critical|off (default warn)\n"
-         "  -h, --help                this text\n";
+  std::string text =
+      "usage: umbra run [options] -- COMMAND [ARGS...]\n"
+      "\n"
+      "Runs COMMAND (a .NET program) under the umbra profiler and returns its exit code.\n"
+      "\n"
+      "options (each also an environment variable):\n";
+  for (const auto& o : options()) {
+    std::string spelling;
+    for (const auto& n : o.names) spelling += (spelling.empty() ? "" : ", ") + n;
+    if (o.value_name) spelling += std::string(" ") + o.value_name;
+    std::string variable = std::string(o.variable) + (o.value_name ? "" : "=1");
+    char line[256];
+    std::snprintf(line, sizeof line, "  %-26s %-22s %s\n", spelling.c_str(), variable.c_str(), o.help);
+    text += line;
+  }
+  text += "  -h, --help                 this text\n";
+  return text;
 }
 
 ParseResult parse_command_line(const std::vector<std::string>& args) {
@@ -52,13 +111,6 @@ ParseResult parse_command_line(const std::vector<std::string>& args) {
   }
   RunRequest run;
   size_t i = 1;
-  auto value = [&](const std::string& option) -> std::optional<std::string> {
-    if (i + 1 >= args.size()) {
-      result.error = option + " needs a value";
-      return std::nullopt;
-    }
-    return args[++i];
-  };
   for (; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "--") {
@@ -69,74 +121,29 @@ ParseResult parse_command_line(const std::vector<std::string>& args) {
       result.help = true;
       return result;
     }
-    if (a == "--allow-inlining") {
-      run.environment.emplace_back("UMBRA_ALLOW_INLINING", "1");
-    } else if (a == "--mode") {
-      auto v = value(a);
-      if (!v) return result;
-      if (!parse_mode(*v)) {
-        result.error = "--mode '" + *v + "' is not shadow or sampled";
+    const Option* option = find_option(a);
+    if (option == nullptr) {
+      if (!a.empty() && a[0] == '-') {
+        result.error = "unknown option '" + a + "'";
         return result;
       }
-      run.environment.emplace_back("UMBRA_MODE", *v);
-    } else if (a == "--interval-ms") {
-      auto v = value(a);
-      if (!v) return result;
-      if (!parse_unsigned(*v, 1, 60000)) {
-        result.error = "--interval-ms '" + *v + "' is not a whole number from 1 to 60000";
-        return result;
-      }
-      run.environment.emplace_back("UMBRA_INTERVAL_MS", *v);
-    } else if (a == "-o" || a == "--output") {
-      auto v = value(a);
-      if (!v) return result;
-      if (v->empty()) {
-        result.error = a + " needs a non-empty prefix";
-        return result;
-      }
-      run.environment.emplace_back("UMBRA_OUTPUT", *v);
-      run.output_prefix = *v;
-    } else if (a == "--format") {
-      auto v = value(a);
-      if (!v) return result;
-      auto formats = split_list(*v);
-      if (formats.empty()) {
-        result.error = "--format '" + *v + "' names no format";
-        return result;
-      }
-      for (const auto& f : formats) {
-        if (!is_known_format(f)) {
-          result.error = "--format: unknown format '" + f + "' (known: json, text, collapsed, speedscope, html)";
-          return result;
-        }
-      }
-      run.environment.emplace_back("UMBRA_FORMATS", *v);
-    } else if (a == "--min-percent") {
-      auto v = value(a);
-      if (!v) return result;
-      if (!parse_percent(*v)) {
-        result.error = "--min-percent '" + *v + "' is not a percentage from 0 to 100";
-        return result;
-      }
-      run.environment.emplace_back("UMBRA_MIN_PERCENT", *v);
-    } else if (a == "--max-depth") {
-      auto v = value(a);
-      if (!v) return result;
-      if (!parse_unsigned(*v, 16, 1u << 24)) {
-        result.error = "--max-depth '" + *v + "' is not a whole number from 16 to 16777216";
-        return result;
-      }
-      run.environment.emplace_back("UMBRA_MAX_DEPTH", *v);
-    } else if (a == "--log-level") {
-      auto v = value(a);
-      if (!v) return result;
-      run.environment.emplace_back("UMBRA_LOG_LEVEL", *v);
-    } else if (!a.empty() && a[0] == '-') {
-      result.error = "unknown option '" + a + "'";
-      return result;
-    } else {
       break;  // the command starts here (the `--` is optional)
     }
+    if (option->value_name == nullptr) {
+      run.environment.emplace_back(option->variable, "1");
+      continue;
+    }
+    if (i + 1 >= args.size()) {
+      result.error = a + " needs a value";
+      return result;
+    }
+    const std::string& value = args[++i];
+    if (std::string problem = option->check(value); !problem.empty()) {
+      result.error = a + " '" + value + "' " + problem;
+      return result;
+    }
+    run.environment.emplace_back(option->variable, value);
+    if (std::string(option->variable) == "UMBRA_OUTPUT") run.output_prefix = value;
   }
   run.command.assign(args.begin() + long(i), args.end());
   if (run.command.empty()) {
