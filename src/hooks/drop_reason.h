@@ -10,7 +10,8 @@ namespace umbra {
 
 enum class DropReason : size_t {
   kStackOverflow,         // a frame deeper than the shadow stack's capacity (its calls are not in the tree)
-  kTreeFull,              // the thread's node reservation is exhausted; calls attributed to the parent
+  kTreeFull,              // the thread's node reservation is exhausted; calls counted under one collector node,
+                          // their time left in the caller's self time
   kNoThreadState,         // a hook on a thread for which no prepared state was available
   kUnmatchedLeave,        // a leave/tailcall/unwind for a function that is not on the shadow stack
   kStaleFramePopped,      // frames above a matched leave that never got their own leave

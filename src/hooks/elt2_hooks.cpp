@@ -15,6 +15,10 @@ std::atomic<uint64_t> g_unattributed{0};
 
 __attribute__((noinline)) ThreadShadow* claim_shadow() {
   ShadowPool* pool = g_pool.load(std::memory_order_acquire);
+  if (pool == nullptr || pool->prepared_count() == 0) {
+    g_unattributed.fetch_add(1, std::memory_order_relaxed);
+    return nullptr;
+  }
   CurrentThreadIdFn current_thread_id = g_current_thread_id.load(std::memory_order_acquire);
   clr::ThreadID id = current_thread_id ? current_thread_id() : 0;
   ThreadShadow* shadow = pool ? pool->claim(id) : nullptr;

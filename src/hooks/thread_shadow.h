@@ -49,20 +49,16 @@ class ThreadShadow {
   void leave(clr::FunctionID function, uint64_t now_ticks);
   // A fast tail call replaces the caller's frame: pop it like a leave; the next enter is marked as a tail entry.
   void tailcall(clr::FunctionID function, uint64_t now_ticks);
-  // Exception callbacks. A throw starts a search; the search either finds a catcher or, if unwinding begins
-  // without one, the exception is unhandled and the runtime will end the process: unwind_enter() then returns true
-  // (once). An unwind names its function on enter and pops that frame on leave (no leave hook follows).
-  void exception_thrown() {
-    catcher_found_ = false;
-    searching_ = true;
-  }
+  // Exception callbacks, on the owner thread. A throw starts a search. If the search passed the thread's bottom
+  // frame without finding a catcher, the exception is unhandled and the runtime will end the process:
+  // unwind_enter() then returns true (once). A search that stops short of the bottom frame without a catcher is
+  // caught by runtime code (a type initializer, reflection, a filter) and is not unhandled.
+  void exception_thrown();
+  void search_enter(clr::FunctionID function);
   void catcher_found() { catcher_found_ = true; }
-  bool unwind_enter(clr::FunctionID function) {
-    unwinding_ = function;
-    bool unhandled = searching_ && !catcher_found_;
-    searching_ = false;
-    return unhandled;
-  }
+  bool unwind_enter(clr::FunctionID function);
+  // Pops the frame the matching unwind_enter named (no leave hook follows an unwind). Unwinds nest: an exception
+  // thrown and caught inside a finally unwinds within the outer one.
   void unwind_leave(uint64_t now_ticks);
   // The catching frame resumes: whatever is still above its topmost frame never returns.
   void catcher_enter(clr::FunctionID function, uint64_t now_ticks);
@@ -104,9 +100,19 @@ class ThreadShadow {
   uint32_t capacity_;
   uint32_t overflow_depth_ = 0;  // frames entered beyond capacity, not recorded
   bool pending_tail_entry_ = false;
-  clr::FunctionID unwinding_ = 0;
+  struct Unwinding {
+    clr::FunctionID function;
+    uint32_t frame;  // index of the frame being unwound, or kNoFrame
+  };
+  static constexpr uint32_t kNoFrame = ~uint32_t{0};
+  static constexpr uint32_t kMaxNestedUnwinds = 16;
+  std::array<Unwinding, kMaxNestedUnwinds> unwinding_{};
+  uint32_t unwinding_count_ = 0;
+  bool awaiting_first_unwind_ = false;
   bool searching_ = false;
+  bool search_reached_bottom_ = false;
   bool catcher_found_ = false;
+  uint32_t topmost_frame_of(clr::FunctionID function) const;
   OwnerCounter enters_, leaves_, tailcalls_, unwinds_;
   std::atomic<uint32_t> depth_{0};
   std::atomic<CallNode*> current_;
@@ -123,7 +129,7 @@ void ThreadShadow::for_each_open_frame(uint64_t now_ticks, Visit&& visit) const 
   for (uint32_t i = 0; i < d; ++i) {
     CallNode* node = frames_[i].node.load(std::memory_order_relaxed);
     uint64_t start = frames_[i].start_ticks.load(std::memory_order_relaxed);
-    if (node && now_ticks > start) visit(node, now_ticks - start);
+    if (node && node != tree_full_node_ && now_ticks > start) visit(node, now_ticks - start);
   }
 }
 

@@ -45,10 +45,11 @@ std::string type_name(clr::IMetaDataImport& metadata, clr::mdTypeDef type) {
 }
 
 void FunctionNames::remember(clr::FunctionID function) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  ++jit_compilations_;
-  if (!frozen_ && functions_.find(function) == functions_.end())
-    functions_.emplace(function, resolve_locked(function));
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++jit_compilations_;
+  }
+  ensure(function);
 }
 
 FunctionName FunctionNames::lookup(clr::FunctionID function) {
@@ -56,6 +57,12 @@ FunctionName FunctionNames::lookup(clr::FunctionID function) {
   if (auto it = functions_.find(function); it != functions_.end()) return it->second;
   if (frozen_) return {hex_name("function", function), ""};
   return functions_.emplace(function, resolve_locked(function)).first->second;
+}
+
+void FunctionNames::ensure(clr::FunctionID function) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!frozen_ && functions_.find(function) == functions_.end())
+    functions_.emplace(function, resolve_locked(function));
 }
 
 void FunctionNames::freeze() {

@@ -26,6 +26,8 @@ class FunctionNames {
   // Called once per JIT compilation (tiered rejits included).
   void remember(clr::FunctionID function);
   FunctionName lookup(clr::FunctionID function);
+  // Resolves now if not known yet (the sampler, after each tick, so that exit paths find the names).
+  void ensure(clr::FunctionID function);
   // Stops calling into the runtime (it is shutting down); lookup() then answers from the cache only.
   void freeze();
   size_t size() const;

@@ -6,28 +6,10 @@
 namespace umbra {
 namespace {
 
-std::string merge_key(const ReportNode& node) { return node.name + '\x1f' + node.module + '\x1f' + node.kind; }
 
 void add_optional(std::optional<uint64_t>& into, const std::optional<uint64_t>& from) {
   if (from) into = into.value_or(0) + *from;
 }
-
-// Appends nodes to a sibling list, merging those with the same method (hash index: lists can be long).
-class SiblingMerger {
- public:
-  explicit SiblingMerger(std::vector<ReportNode>& siblings) : siblings_(siblings) {
-    for (size_t i = 0; i < siblings_.size(); ++i) index_.emplace(merge_key(siblings_[i]), i);
-  }
-  void add(ReportNode&& node) {
-    auto [it, inserted] = index_.emplace(merge_key(node), siblings_.size());
-    if (inserted) siblings_.push_back(std::move(node));
-    else merge_node(siblings_[it->second], std::move(node));
-  }
-
- private:
-  std::vector<ReportNode>& siblings_;
-  std::unordered_map<std::string, size_t> index_;
-};
 
 ReportNode convert(const CallNode& node, const NameLookup& names, double ns_per_tick, const OpenTicks& open) {
   ReportNode out;
@@ -51,6 +33,20 @@ ReportNode convert(const CallNode& node, const NameLookup& names, double ns_per_
 }
 
 }  // namespace
+
+std::string SiblingMerger::key(const ReportNode& node) {
+  return node.name + '\x1f' + node.module + '\x1f' + node.kind;
+}
+
+SiblingMerger::SiblingMerger(std::vector<ReportNode>& siblings) : siblings_(siblings) {
+  for (size_t i = 0; i < siblings_.size(); ++i) index_.emplace(key(siblings_[i]), i);
+}
+
+void SiblingMerger::add(ReportNode&& node) {
+  auto [it, inserted] = index_.emplace(key(node), siblings_.size());
+  if (inserted) siblings_.push_back(std::move(node));
+  else merge_node(siblings_[it->second], std::move(node));
+}
 
 void merge_node(ReportNode& into, ReportNode&& from) {
   add_optional(into.calls, from.calls);

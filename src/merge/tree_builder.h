@@ -23,6 +23,18 @@ using OpenTicks = std::unordered_map<const CallNode*, uint64_t>;
 std::vector<ReportNode> build_roots(const CallNode& root, const NameLookup& names, double ns_per_tick,
                                     const OpenTicks& open);
 
+// Appends nodes to a sibling list, merging those with the same method (hash index: lists can be long).
+class SiblingMerger {
+ public:
+  explicit SiblingMerger(std::vector<ReportNode>& siblings);
+  void add(ReportNode&& node);
+
+ private:
+  static std::string key(const ReportNode& node);
+  std::vector<ReportNode>& siblings_;
+  std::unordered_map<std::string, size_t> index_;
+};
+
 // Adds `from` into `into` (same method): counters summed, children merged by name and module.
 void merge_node(ReportNode& into, ReportNode&& from);
 

@@ -97,10 +97,6 @@ Config load_config(const EnvLookup& env, int64_t pid, std::vector<std::string>& 
   config.output_prefix = "./umbra-" + std::to_string(pid);
 
   read<Mode>(env, "UMBRA_MODE", config.mode, parse_mode, "shadow or sampled", "shadow", warnings);
-  if (config.mode == Mode::kSampled) {
-    warnings.push_back("UMBRA_MODE='sampled' is not available in this build yet; running shadow mode");
-    config.mode = Mode::kShadow;
-  }
 
   if (auto out = env("UMBRA_OUTPUT")) {
     if (out->empty()) warnings.push_back("UMBRA_OUTPUT='' is empty; using " + config.output_prefix);

@@ -128,6 +128,11 @@ clr::HRESULT Profiler::ExceptionThrown(ObjectID) {
   return clr::S_OK;
 }
 
+clr::HRESULT Profiler::ExceptionSearchFunctionEnter(FunctionID function) {
+  if (ThreadShadow* shadow = hooks::existing_shadow()) shadow->search_enter(function);
+  return clr::S_OK;
+}
+
 clr::HRESULT Profiler::ExceptionSearchCatcherFound(FunctionID) {
   if (ThreadShadow* shadow = hooks::existing_shadow()) shadow->catcher_found();
   return clr::S_OK;
@@ -136,10 +141,11 @@ clr::HRESULT Profiler::ExceptionSearchCatcherFound(FunctionID) {
 clr::HRESULT Profiler::ExceptionUnwindFunctionEnter(FunctionID function) {
   ThreadShadow* shadow = hooks::existing_shadow();
   if (shadow == nullptr || !shadow->unwind_enter(function)) return clr::S_OK;
-  // The search found no catcher: the runtime ends the process once this unwind is done, without Shutdown.
-  // The runtime is still whole here, so the report is complete (the unwinding frames count as open).
+  // The search passed the bottom frame without a catcher: the runtime ends the process once this unwind is done,
+  // without Shutdown. The runtime is still whole here, so the report is complete (the unwinding frames count as
+  // open). It is provisional: should the process go on after all, a later exit writes the report again.
   return guarded("unhandled exception", [] {
-    if (Session* s = active_session()) s->finish("unhandled_exception", true);
+    if (Session* s = active_session()) s->finish("unhandled_exception", true, /*provisional=*/true);
   });
 }
 

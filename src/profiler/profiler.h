@@ -25,6 +25,7 @@ class Profiler final : public CallbackDefaults {
   HRESULT ThreadNameChanged(ThreadID thread, ULONG cch_name, WCHAR name[]) override;
   HRESULT JITCompilationFinished(FunctionID function, HRESULT status, BOOL is_safe_to_block) override;
   HRESULT ExceptionThrown(ObjectID exception) override;
+  HRESULT ExceptionSearchFunctionEnter(FunctionID function) override;
   HRESULT ExceptionSearchCatcherFound(FunctionID function) override;
   HRESULT ExceptionUnwindFunctionEnter(FunctionID function) override;
   HRESULT ExceptionUnwindFunctionLeave() override;

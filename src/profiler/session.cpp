@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "hooks/elt2_hooks.h"
+#include "merge/sampled_tree_builder.h"
 #include "merge/tree_builder.h"
 #include "profiler/log.h"
 #include "report/output_files.h"
@@ -55,7 +56,9 @@ void run_on_large_stack(Work&& work) {
 Session::Session(Config config, clr::ICorProfilerInfo10* info)
     : config_(std::move(config)), info_(info), pool_(limits_of(config_)), threads_(pool_), names_(info) {}
 
-clr::HRESULT Session::start() {
+clr::HRESULT Session::start() { return config_.mode == Mode::kSampled ? start_sampled() : start_shadow(); }
+
+clr::HRESULT Session::start_shadow() {
   clr::DWORD mask = clr::COR_PRF_MONITOR_ENTERLEAVE | clr::COR_PRF_MONITOR_THREADS |
                     clr::COR_PRF_MONITOR_EXCEPTIONS | clr::COR_PRF_MONITOR_JIT_COMPILATION;
   if (!config_.allow_inlining) mask |= clr::COR_PRF_DISABLE_INLINING;
@@ -76,6 +79,20 @@ clr::HRESULT Session::start() {
     return hr;
   }
   log::info("shadow mode: event mask 0x{:x}, report to {}.*", mask, config_.output_prefix);
+  return clr::S_OK;
+}
+
+// Sampled mode: no hooks; precompiled code and inlining stay as they are, so the program runs at full speed.
+clr::HRESULT Session::start_sampled() {
+  clr::DWORD mask = clr::COR_PRF_MONITOR_THREADS | clr::COR_PRF_ENABLE_STACK_SNAPSHOT;
+  clr::HRESULT hr = info_->SetEventMask(mask);
+  if (!clr::succeeded(hr)) {
+    log::error("SetEventMask(0x{:x}) failed with 0x{:x}; the program runs unprofiled", mask, uint32_t(hr));
+    return hr;
+  }
+  sampler_ = std::make_unique<Sampler>(*info_, threads_, names_, config_.interval_ms);
+  sampler_->start();
+  log::info("sampled mode: every {} ms, report to {}.*", config_.interval_ms, config_.output_prefix);
   return clr::S_OK;
 }
 
@@ -102,9 +119,56 @@ Report Session::build_report(const char* trigger) {
   report.mode = mode_name(config_.mode);
   report.pid = getpid();
   report.runtime = runtime_version();
+  report.duration_ns = monotonic_ns() - clock_.start_ns();
+  report.stats.set("report_trigger", trigger);
+  if (sampler_) add_sampled_threads(report);
+  else add_shadow_threads(report);
+  report.stats.set("threads_created", threads_.threads_created());
+  report.stats.set("threads_destroyed", threads_.threads_destroyed());
+  report.stats.set("threads_reported", uint64_t(report.threads.size()));
+  report.stats.set("functions_named", uint64_t(names_.size()));
+  report.stats.set("jit_compilations", names_.jit_compilations());
+  return report;
+}
+
+void Session::add_sampled_threads(Report& report) {
+  // stop() has returned: the sampler no longer touches the trees.
+  NameLookup managed = [this](clr::FunctionID f) { return names_.lookup(f); };
+  NativeLookup native = [this](uintptr_t ip) { return native_symbols_.lookup(ip); };
+  for (const auto& entry : threads_.sampled_threads()) {
+    const SampledThread& t = *entry.thread;
+    if (t.tree.samples() == 0) continue;
+    ReportThread thread;
+    thread.os_tid = uint64_t(t.os_tid.load(std::memory_order_relaxed));
+    thread.managed_id = t.thread_id;
+    thread.name = entry.name;
+    thread.exited = entry.exited;
+    thread.managed_samples = t.managed_samples;
+    thread.native_samples = t.native_samples;
+    thread.roots = build_sampled_roots(t.tree, managed, native);
+    report.threads.push_back(std::move(thread));
+  }
+  std::stable_sort(report.threads.begin(), report.threads.end(),
+                   [](const ReportThread& a, const ReportThread& b) { return a.os_tid < b.os_tid; });
+  SamplerStats s = sampler_->stats();
+  JsonValue sampler = JsonValue::object();
+  sampler.set("interval_ms", uint64_t(config_.interval_ms));
+  sampler.set("ticks", s.ticks);
+  sampler.set("samples", s.samples);
+  sampler.set("suspensions", s.suspensions);
+  sampler.set("suspended_ns_mean", s.suspensions ? s.suspended_ns_total / s.suspensions : 0);
+  sampler.set("suspended_ns_max", s.suspended_ns_max);
+  sampler.set("native_tops", s.native_tops);
+  sampler.set("abandoned_captures", threads_.abandoned_captures());
+  JsonValue drops = JsonValue::object();
+  for (size_t r = 0; r < kSampleDropCount; ++r) drops.set(std::string(kSampleDropNames[r]), s.drops[r]);
+  sampler.set("drops", std::move(drops));
+  report.stats.set("sampler", std::move(sampler));
+}
+
+void Session::add_shadow_threads(Report& report) {
   uint64_t now = read_ticks();
   double ns_per_tick = clock_.ns_per_tick();
-  report.duration_ns = monotonic_ns() - clock_.start_ns();
   NameLookup lookup = [this](clr::FunctionID f) { return names_.lookup(f); };
 
   std::vector<ThreadShadow*> shadows;
@@ -131,25 +195,20 @@ Report Session::build_report(const char* trigger) {
   drops[static_cast<size_t>(DropReason::kNoThreadState)] += hooks::unattributed_hooks();
 
   JsonValue& stats = report.stats;
-  stats.set("report_trigger", trigger);
   stats.set("enter_hooks", enters);
   stats.set("leave_hooks", leaves);
   stats.set("tailcall_hooks", tailcalls);
   stats.set("exception_unwinds", unwinds);
-  stats.set("threads_created", threads_.threads_created());
-  stats.set("threads_destroyed", threads_.threads_destroyed());
-  stats.set("threads_reported", uint64_t(report.threads.size()));
-  stats.set("functions_named", uint64_t(names_.size()));
-  stats.set("jit_compilations", names_.jit_compilations());
   JsonValue drop_stats = JsonValue::object();
   for (size_t r = 0; r < kDropReasonCount; ++r) drop_stats.set(std::string(kDropReasonNames[r]), drops[r]);
   stats.set("drops", std::move(drop_stats));
-  return report;
 }
 
-void Session::finish(const char* trigger, bool runtime_usable) {
-  bool expected = false;
-  if (!finished_.compare_exchange_strong(expected, true, std::memory_order_acq_rel)) return;
+void Session::finish(const char* trigger, bool runtime_usable, bool provisional) {
+  std::lock_guard<std::mutex> lock(finish_mutex_);
+  if (finished_) return;
+  finished_ = !provisional;
+  if (sampler_ && !provisional) sampler_->stop();
   if (!runtime_usable) names_.freeze();
   run_on_large_stack([&] {
     Report report = build_report(trigger);

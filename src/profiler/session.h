@@ -13,6 +13,8 @@
 #include "merge/function_names.h"
 #include "profiler/config.h"
 #include "report/report.h"
+#include "snapshot/native_symbols.h"
+#include "snapshot/sampler.h"
 #include "threads/thread_registry.h"
 
 namespace umbra {
@@ -32,11 +34,15 @@ class Session {
 
   // Writes the report unless it was written already. `trigger` says which exit path got here first.
   // `runtime_usable` is false once the runtime may be torn down: names then come from the cache only.
-  void finish(const char* trigger, bool runtime_usable);
-  bool finished() const { return finished_.load(std::memory_order_acquire); }
+  // A second caller waits until the first has written. A provisional report may be replaced by a later one.
+  void finish(const char* trigger, bool runtime_usable, bool provisional = false);
 
  private:
   Report build_report(const char* trigger);
+  void add_shadow_threads(Report& report);
+  void add_sampled_threads(Report& report);
+  clr::HRESULT start_shadow();
+  clr::HRESULT start_sampled();
   std::string runtime_version();
 
   Config config_;
@@ -45,7 +51,10 @@ class Session {
   ShadowPool pool_;
   ThreadRegistry threads_;
   FunctionNames names_;
-  std::atomic<bool> finished_{false};
+  NativeSymbols native_symbols_;
+  std::unique_ptr<Sampler> sampler_;
+  std::mutex finish_mutex_;
+  bool finished_ = false;  // under finish_mutex_
 };
 
 }  // namespace umbra

@@ -2,8 +2,8 @@
 
 #include "util/utf8.h"
 
-#include <cerrno>
-#include <cstdlib>
+#include <charconv>
+#include <cmath>
 #include <vector>
 
 namespace umbra {
@@ -141,19 +141,22 @@ class Parser {
       if (pos_ < text_.size() && (text_[pos_] == '+' || text_[pos_] == '-')) ++pos_;
       if (digits() == 0) fail("expected digits in exponent");
     }
-    std::string token(text_.substr(start, pos_ - start));
-    errno = 0;
+    // from_chars: locale-independent (the profiled program may have set a locale with a decimal comma).
+    const char* first = text_.data() + start;
+    const char* last = text_.data() + pos_;
     if (integral) {
-      if (token[0] == '-') {
-        long long v = std::strtoll(token.c_str(), nullptr, 10);
-        if (errno == 0) return JsonValue(int64_t(v));
+      if (*first == '-') {
+        int64_t v = 0;
+        if (auto r = std::from_chars(first, last, v); r.ec == std::errc()) return JsonValue(v);
       } else {
-        unsigned long long v = std::strtoull(token.c_str(), nullptr, 10);
-        if (errno == 0) return JsonValue(uint64_t(v));
+        uint64_t v = 0;
+        if (auto r = std::from_chars(first, last, v); r.ec == std::errc()) return JsonValue(v);
       }
-      errno = 0;
     }
-    return JsonValue(std::strtod(token.c_str(), nullptr));
+    double d = 0;
+    auto r = std::from_chars(first, last, d);
+    if (r.ec == std::errc::result_out_of_range) return JsonValue(*first == '-' ? -HUGE_VAL : HUGE_VAL);
+    return JsonValue(d);
   }
 
   unsigned hex4() {
@@ -196,9 +199,14 @@ class Parser {
         case 'u': {
           unsigned cp = hex4();
           if (cp >= 0xD800 && cp <= 0xDBFF && text_.substr(pos_, 2) == "\\u") {
+            size_t before = pos_;
             pos_ += 2;
             unsigned low = hex4();
-            cp = low >= 0xDC00 && low <= 0xDFFF ? 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00) : 0xFFFD;
+            if (low >= 0xDC00 && low <= 0xDFFF) {
+              cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+            } else {
+              pos_ = before;  // not a pair: the next escape stands on its own
+            }
           }
           append_utf8(out, cp);
           break;

@@ -71,6 +71,10 @@ std::string report_to_json(const Report& report) {
     else out += "null";
     out += ",\"exited\":";
     out += thread.exited ? "true" : "false";
+    out += ",\"managed_samples\":";
+    append_optional(out, thread.managed_samples);
+    out += ",\"native_samples\":";
+    append_optional(out, thread.native_samples);
     out += ",\"roots\":[";
     for (size_t i = 0; i < thread.roots.size(); ++i) {
       if (i) out += ',';

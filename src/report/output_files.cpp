@@ -11,8 +11,11 @@
 namespace umbra {
 namespace {
 
+// Writes to a temporary file beside `path`, then renames it: a reader (or a process ending mid-write) never sees
+// a half-written report.
 bool write_file(const std::string& path, const std::string& content, std::string& error) {
-  FILE* f = std::fopen(path.c_str(), "w");
+  std::string temporary = path + ".tmp";
+  FILE* f = std::fopen(temporary.c_str(), "w");
   if (!f) {
     error = std::strerror(errno);
     return false;
@@ -23,9 +26,13 @@ bool write_file(const std::string& path, const std::string& content, std::string
     ok = false;
     saved = errno;
   }
+  if (ok && std::rename(temporary.c_str(), path.c_str()) != 0) {
+    ok = false;
+    saved = errno;
+  }
   if (!ok) {
     error = std::strerror(saved);
-    std::remove(path.c_str());
+    std::remove(temporary.c_str());
   }
   return ok;
 }

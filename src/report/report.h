@@ -32,6 +32,8 @@ struct ReportThread {
   std::optional<uint64_t> managed_id;
   std::optional<std::string> name;
   bool exited = false;
+  std::optional<uint64_t> managed_samples;  // sampled: samples taken while the thread ran managed code
+  std::optional<uint64_t> native_samples;   // sampled: ... while it ran native code (a captured native top)
   std::vector<ReportNode> roots;
 };
 

@@ -51,6 +51,23 @@ INSTANTIATE_TEST_SUITE_P(
       return name;
     });
 
+TEST(ExitPathsUnhandled, ExceptionsCaughtByRuntimeCodeAreNotUnhandled) {
+  // A throwing type initializer, a throw through reflection, a throwing filter: the runtime catches each, the
+  // program goes on, and the report covers the whole run.
+  std::string dir = scratch_dir("exit_runtime_catches");
+  ProcessResult r = run_process(
+      {launcher_path(), "run", "-o", dir + "/r", "--", "dotnet", app_dll("ExitPaths"), "runtime-catches"});
+  ASSERT_EQ(r.exit_code, 5) << r.err;
+  JsonValue report = load_report(dir + "/r.json");
+  EXPECT_EQ(report.find("stats")->find("report_trigger")->as_string(), "shutdown");
+  const JsonValue* main = thread_with_root(report, "ExitPaths.Program.Main");
+  ASSERT_NE(main, nullptr);
+  EXPECT_EQ(total_calls(roots_of(*main), "ExitPaths.Program.AfterRuntimeCatches"), 42u);
+  EXPECT_EQ(calls_of(*find_path(*main, {"ExitPaths.Program.Main", "ExitPaths.Program.RuntimeCatches"})), 1u);
+  const JsonValue* drops = report.find("stats")->find("drops");
+  EXPECT_EQ(drops->find("unmatched_leave")->as_uint(), 0u);
+}
+
 TEST(ExitPathsUnhandled, TheThrowingFrameIsStillOpenInTheReport) {
   std::string dir = scratch_dir("exit_unhandled_frame");
   run_process({launcher_path(), "run", "-o", dir + "/r", "--", "dotnet", app_dll("ExitPaths"), "unhandled"});

@@ -79,12 +79,12 @@ TEST(Config, EachBadValueGivesOneLineNamingVariableValueAndFallback) {
   }
 }
 
-TEST(Config, SampledModeIsAnnouncedAsNotYetAvailable) {
+TEST(Config, SampledMode) {
   std::vector<std::string> warnings;
-  Config c = load({{"UMBRA_MODE", "sampled"}}, warnings);
-  ASSERT_EQ(warnings.size(), 1u);
-  EXPECT_NE(warnings[0].find("running shadow mode"), std::string::npos);
-  EXPECT_EQ(c.mode, Mode::kShadow);
+  Config c = load({{"UMBRA_MODE", "Sampled"}, {"UMBRA_INTERVAL_MS", "1"}}, warnings);
+  EXPECT_TRUE(warnings.empty());
+  EXPECT_EQ(c.mode, Mode::kSampled);
+  EXPECT_EQ(c.interval_ms, 1u);
 }
 
 TEST(Config, FormatsKeepKnownOnesAndDropTheRest) {

@@ -57,6 +57,16 @@ TEST(JsonParser, RoundTripsValues) {
   EXPECT_EQ(parse_json(v.dump(2)).dump(), v.dump());
 }
 
+TEST(JsonParser, AHighSurrogateWithoutItsPairKeepsTheNextEscape) {
+  EXPECT_EQ(parse_json(R"("\ud800\u0041")").as_string(), "\xef\xbf\xbd" "A");
+}
+
+TEST(JsonParser, NumbersDoNotDependOnTheLocale) {
+  EXPECT_DOUBLE_EQ(parse_json("[2.5e3]").as_array()[0].as_double(), 2500.0);
+  EXPECT_EQ(parse_json("[18446744073709551615]").as_array()[0].as_uint(), 18446744073709551615u);
+  EXPECT_EQ(parse_json("[-9223372036854775808]").as_array()[0].as_int(), INT64_MIN);
+}
+
 TEST(JsonParser, DeepNestingNeedsNoCallStack) {
   std::string deep(200000, '[');
   deep += std::string(200000, ']');

@@ -130,12 +130,54 @@ TEST(ThreadShadow, UnwindPopsTheNamedFrame) {
   EXPECT_EQ(s.unwinds(), 2u);
 }
 
-TEST(ThreadShadow, AnUnwindWithoutACatcherIsReportedOnce) {
+TEST(ThreadShadow, AnUnwindWithoutACatcherPastTheBottomFrameIsReportedOnce) {
   ThreadShadow s(small_limits());
   s.enter(A, 0);
+  s.enter(B, 0);
   s.exception_thrown();
-  EXPECT_TRUE(s.unwind_enter(A));
+  s.search_enter(B);
+  s.search_enter(A);  // the thread's bottom frame: nothing below can catch
+  EXPECT_TRUE(s.unwind_enter(B));
+  s.unwind_leave(0);
   EXPECT_FALSE(s.unwind_enter(A));
+}
+
+TEST(ThreadShadow, ASearchThatStopsShortOfTheBottomIsCaughtByTheRuntime) {
+  // e.g. a type initializer that throws: runtime code above the bottom frame catches it.
+  ThreadShadow s(small_limits());
+  s.enter(A, 0);
+  s.enter(B, 0);
+  s.enter(C, 0);
+  s.exception_thrown();
+  s.search_enter(C);
+  EXPECT_FALSE(s.unwind_enter(C));
+  s.unwind_leave(0);
+  EXPECT_EQ(path_of(s.current_node()), (std::vector<clr::FunctionID>{A, B}));
+}
+
+TEST(ThreadShadow, NestedUnwindsEachPopTheirOwnFrame) {
+  // A throws out of C; C's finally calls D, which calls E; E throws and D catches; then C's unwind completes.
+  ThreadShadow s(small_limits());
+  s.enter(A, 0);
+  s.enter(B, 0);
+  s.enter(C, 0);
+  s.exception_thrown();
+  s.catcher_found();
+  EXPECT_FALSE(s.unwind_enter(C));  // outer unwind of C begins; its finally runs
+  s.enter(D, 0);
+  s.enter(0xE, 0);
+  s.exception_thrown();
+  s.unwind_leave(0);                 // the stray leave that follows a managed throw
+  s.catcher_found();
+  s.unwind_enter(0xE);
+  s.unwind_leave(0);                 // E unwound
+  s.unwind_enter(D);                 // D is the catcher: unwind enter, no leave
+  s.catcher_enter(D, 0);
+  s.leave(D, 0);                     // the finally's call returns
+  s.unwind_leave(0);                 // the outer unwind pops C, not D
+  EXPECT_EQ(path_of(s.current_node()), (std::vector<clr::FunctionID>{A, B}));
+  EXPECT_EQ(s.drops(DropReason::kUnmatchedLeave), 0u);
+  EXPECT_EQ(s.drops(DropReason::kStaleFramePopped), 0u);
 }
 
 TEST(ThreadShadow, DuplicateUnwindLeaveDoesNotPopTheCaller) {
@@ -146,6 +188,30 @@ TEST(ThreadShadow, DuplicateUnwindLeaveDoesNotPopTheCaller) {
   s.unwind_leave(0);
   s.unwind_leave(0);  // a duplicate, with no unwind enter before it
   EXPECT_EQ(path_of(s.current_node()), (std::vector<clr::FunctionID>{A}));
+}
+
+TEST(ThreadShadow, AnUnwindThatNativeCodeCutShortIsForgotten) {
+  // A type initializer C throws: its unwind enter comes, then runtime code catches and a new exception unwinds
+  // from B, below it. C's unwind never gets a leave and must not consume a later one.
+  ThreadShadow s(small_limits());
+  s.enter(A, 0);
+  s.enter(B, 0);
+  s.enter(C, 0);
+  s.exception_thrown();
+  s.unwind_enter(C);
+  s.exception_thrown();  // thrown by the runtime: no stray leave
+  s.unwind_enter(B);
+  s.unwind_leave(0);
+  s.unwind_enter(A);
+  s.catcher_enter(A, 0);
+  EXPECT_EQ(path_of(s.current_node()), (std::vector<clr::FunctionID>{A}));
+  s.enter(D, 0);
+  s.exception_thrown();
+  s.unwind_leave(0);  // stray
+  s.unwind_enter(D);
+  s.unwind_leave(0);
+  EXPECT_EQ(path_of(s.current_node()), (std::vector<clr::FunctionID>{A}));
+  EXPECT_EQ(s.drops(DropReason::kUnmatchedLeave), 0u);
 }
 
 TEST(ThreadShadow, CatcherPopsFramesThatNeverReturn) {
@@ -181,11 +247,17 @@ TEST(ThreadShadow, FullTreeCollectsCallsUnderOneNode) {
     s.leave(f, 0);
     ++f;
   }
-  s.enter(B, 0);
+  s.enter(B, 10);
   EXPECT_EQ(s.current_node()->function, kTreeFullFunction);
-  s.leave(B, 0);
+  s.enter(C, 20);  // nested calls past the limit land on the same collector
+  s.leave(C, 80);
+  s.leave(B, 90);
   EXPECT_EQ(path_of(s.current_node()), (std::vector<clr::FunctionID>{A}));
   EXPECT_EQ(s.drops(DropReason::kUnmatchedLeave), 0u);
+  const CallNode* collector = child(s.root(), kTreeFullFunction);
+  ASSERT_NE(collector, nullptr);
+  EXPECT_EQ(collector->calls.get(), 3u);  // the call that found the space full, B and C
+  EXPECT_EQ(collector->total_ticks.get(), 0u);  // its time stays in A: nothing is counted twice
 }
 
 TEST(ThreadShadow, OpenFramesAreVisibleToReaders) {

@@ -1,6 +1,7 @@
 // Ends in the way its first argument names, after known calls, for umbra's exit-path tests:
-//   return | exit | exit-from-worker | unhandled | unhandled-on-worker
+//   return | exit | exit-from-worker | unhandled | unhandled-on-worker | runtime-catches
 using System;
+using System.Reflection;
 using System.Runtime.CompilerServices;
 using System.Threading;
 
@@ -30,6 +31,10 @@ public static class Program
             case "unhandled":
                 Fail();
                 break;
+            case "runtime-catches":
+                RuntimeCatches();
+                for (int i = 0; i < 42; i++) sink += AfterRuntimeCatches(i);
+                break;
             case "unhandled-on-worker":
                 var w = new Thread(() => Fail());
                 w.Start();
@@ -55,4 +60,32 @@ public static class Program
 
     [MethodImpl(MethodImplOptions.NoInlining)]
     static void Fail() => throw new InvalidOperationException("deliberately unhandled");
+
+    // Exceptions that no managed frame catches but runtime code does: none of them ends the process.
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static void RuntimeCatches()
+    {
+        try { sink += Throwing.Value; } catch (TypeInitializationException) { sink++; }
+        try { typeof(Program).GetMethod(nameof(Fail), BindingFlags.NonPublic | BindingFlags.Static)!.Invoke(null, null); }
+        catch (TargetInvocationException) { sink++; }
+        try { Filtered(); } catch (InvalidOperationException) { sink++; }
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static void Filtered()
+    {
+        try { Fail(); }
+        catch (Exception e) when (ThrowInFilter(e)) { sink--; }  // the filter's own exception is swallowed
+    }
+
+    static bool ThrowInFilter(Exception e) => throw new ArgumentException("from a filter");
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static int AfterRuntimeCatches(int i) => i & 1;
+
+    static class Throwing
+    {
+        public static readonly int Value = Init();
+        static int Init() => throw new InvalidOperationException("type initializer");
+    }
 }

@@ -1,0 +1,22 @@
+// Turns a thread's SampledTree (FunctionIDs and native IPs) into report nodes: managed frames named through
+// FunctionNames, native frames through NativeSymbols ("kind":"native" with their module). Siblings that resolve
+// to the same function are merged. Counts are samples only (calls and times are not measured by sampling).
+#pragma once
+
+#include <functional>
+#include <vector>
+
+#include "merge/function_names.h"
+#include "report/report.h"
+#include "snapshot/native_symbols.h"
+#include "snapshot/sampled_tree.h"
+
+namespace umbra {
+
+using NativeLookup = std::function<NativeSymbol(uintptr_t ip)>;
+
+std::vector<ReportNode> build_sampled_roots(const SampledTree& tree,
+                                            const std::function<FunctionName(clr::FunctionID)>& managed,
+                                            const NativeLookup& native);
+
+}  // namespace umbra

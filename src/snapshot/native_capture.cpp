@@ -1,0 +1,97 @@
+#include "snapshot/native_capture.h"
+
+#include "snapshot/unwind_info.h"
+
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace umbra {
+namespace {
+
+int g_signal = 0;
+
+// Async-signal-safe: only libunwind local unwinding (per-thread caching) and atomics on the capture.
+void on_capture_signal(int, siginfo_t* info, void* ucontext) {
+  int saved_errno = errno;
+  auto* capture = info && info->si_code == SI_QUEUE && info->si_pid == getpid()
+                      ? static_cast<NativeCapture*>(info->si_value.sival_ptr)
+                      : nullptr;
+  uint32_t expected = NativeCapture::kRequested;
+  if (capture != nullptr && capture->magic == NativeCapture::kMagic &&
+      capture->state.compare_exchange_strong(expected, NativeCapture::kCapturing, std::memory_order_acq_rel)) {
+    unw_cursor_t cursor;
+    uint32_t count = 0;
+    uintptr_t stop_ip = 0;
+    bool truncated = false;
+    if (unw_init_local2(&cursor, static_cast<unw_context_t*>(ucontext), UNW_INIT_SIGNAL_FRAME) == 0) {
+      for (;;) {
+        unw_word_t ip = 0;
+        if (unw_get_reg(&cursor, UNW_REG_IP, &ip) != 0 || ip == 0) break;
+        if (!has_unwind_info(cursor, ip)) {
+          stop_ip = ip;  // no unwind information: JIT-compiled code, where the managed stack begins
+          break;
+        }
+        if (count == NativeCapture::kMaxFrames) {
+          truncated = true;
+          break;
+        }
+        capture->frames[count++] = ip;
+        if (unw_step(&cursor) <= 0) break;
+      }
+    }
+    capture->count = count;
+    capture->stop_ip = stop_ip;
+    capture->truncated = truncated;
+    capture->state.store(NativeCapture::kDone, std::memory_order_release);
+  }
+  errno = saved_errno;
+}
+
+}  // namespace
+
+int install_native_capture_handler() {
+  if (g_signal != 0) return g_signal;
+  unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+  // The runtime injects activations with SIGRTMIN; look above it for a signal nobody handles.
+  for (int sig = SIGRTMIN + 3; sig <= SIGRTMAX - 2; ++sig) {
+    struct sigaction current {};
+    if (sigaction(sig, nullptr, &current) != 0) continue;
+    bool free = !(current.sa_flags & SA_SIGINFO) && current.sa_handler == SIG_DFL;
+    if (!free) continue;
+    struct sigaction action {};
+    action.sa_sigaction = on_capture_signal;
+    action.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigfillset(&action.sa_mask);
+    if (sigaction(sig, &action, nullptr) == 0) {
+      g_signal = sig;
+      return sig;
+    }
+  }
+  return 0;
+}
+
+bool request_native_capture(pid_t tid, NativeCapture& capture) {
+  if (g_signal == 0) return false;
+  capture.state.store(NativeCapture::kRequested, std::memory_order_release);
+  siginfo_t info;
+  std::memset(&info, 0, sizeof info);
+  info.si_signo = g_signal;
+  info.si_code = SI_QUEUE;
+  info.si_pid = getpid();
+  info.si_uid = getuid();
+  info.si_value.sival_ptr = &capture;
+  if (syscall(SYS_rt_tgsigqueueinfo, getpid(), tid, g_signal, &info) == 0) return true;
+  cancel_native_capture(capture);
+  return false;
+}
+
+bool cancel_native_capture(NativeCapture& capture) {
+  uint32_t expected = NativeCapture::kRequested;
+  return capture.state.compare_exchange_strong(expected, NativeCapture::kIdle, std::memory_order_acq_rel);
+}
+
+}  // namespace umbra

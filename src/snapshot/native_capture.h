@@ -1,0 +1,44 @@
+// Captures the native frames at the top of a thread's stack, on the thread itself: the sampler queues a signal
+// whose value points at the thread's NativeCapture; the handler unwinds with libunwind from the interrupted
+// context until the first IP without unwind information (JIT-compiled code) and publishes the IPs.
+//
+// Contract:
+// - The handler is async-signal-safe: it touches only the NativeCapture it was handed (validated by a magic
+//   value and a request number), never locks, allocates or logs, and saves errno. It is a no-op for signals that
+//   are not umbra's requests.
+// - A NativeCapture is never freed while a request is in flight (the owner waits for, or abandons, it).
+// - Lock order: none (the handler takes no lock; the sampler holds none while waiting).
+#pragma once
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <cstdint>
+
+namespace umbra {
+
+struct NativeCapture {
+  static constexpr uint64_t kMagic = 0x756d6272614e5443ull;  // "umbraNTC"
+  static constexpr int kMaxFrames = 128;
+
+  enum State : uint32_t { kIdle, kRequested, kCapturing, kDone };
+
+  uint64_t magic = kMagic;
+  std::atomic<uint32_t> state{kIdle};
+  uint32_t count = 0;                // native frames above the first JIT-compiled IP
+  bool truncated = false;            // more than kMaxFrames native frames
+  uintptr_t stop_ip = 0;             // the first IP without unwind information (where managed code begins)
+  uintptr_t frames[kMaxFrames];
+};
+
+// Installs the handler on a free real-time signal (one no other handler uses). Returns the signal, or 0 when
+// none is free (native tops are then not captured, and the sampler says so once).
+int install_native_capture_handler();
+
+// Asks thread `tid` of this process to fill `capture` (idle -> requested -> capturing -> done). False if the signal
+// could not be sent (the thread is gone); the capture is then idle again.
+bool request_native_capture(pid_t tid, NativeCapture& capture);
+// Withdraws a request the thread has not started on. False if the handler is capturing or has finished.
+bool cancel_native_capture(NativeCapture& capture);
+
+}  // namespace umbra

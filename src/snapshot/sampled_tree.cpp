@@ -1,0 +1,23 @@
+#include "snapshot/sampled_tree.h"
+
+namespace umbra {
+
+void SampledTree::add(const SampleFrame* root_first, size_t count) {
+  uint32_t at = 0;
+  for (size_t i = 0; i < count; ++i) {
+    Key key{at, root_first[i]};
+    auto [it, inserted] = index_.emplace(key, uint32_t(nodes_.size()));
+    if (inserted) {
+      Node node;
+      node.frame = root_first[i];
+      node.parent = at;
+      nodes_.push_back(std::move(node));
+      nodes_[at].children.push_back(it->second);
+    }
+    at = it->second;
+  }
+  ++nodes_[at].self_samples;
+  ++samples_;
+}
+
+}  // namespace umbra

@@ -1,0 +1,54 @@
+// A thread's call tree built from samples: each sample is a stack (root first) of managed FunctionIDs and native
+// IPs; each node counts the samples whose stack ended there. Written only by the sampler thread, outside any
+// runtime suspension (it allocates).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+namespace umbra {
+
+struct SampleFrame {
+  uintptr_t id = 0;     // FunctionID for managed frames, instruction pointer for native ones
+  bool native = false;
+  bool operator==(const SampleFrame& o) const { return id == o.id && native == o.native; }
+};
+
+class SampledTree {
+ public:
+  struct Node {
+    SampleFrame frame;
+    uint32_t parent = 0;
+    uint64_t self_samples = 0;
+    std::vector<uint32_t> children;
+  };
+
+  SampledTree() { nodes_.push_back(Node{}); }  // node 0: the root
+
+  // Adds one sample; `root_first` runs from the outermost frame to the one executing.
+  void add(const SampleFrame* root_first, size_t count);
+
+  const Node& node(uint32_t index) const { return nodes_[index]; }
+  const Node& root() const { return nodes_[0]; }
+  size_t size() const { return nodes_.size(); }
+  uint64_t samples() const { return samples_; }
+
+ private:
+  struct Key {
+    uint32_t parent;
+    SampleFrame frame;
+    bool operator==(const Key& o) const { return parent == o.parent && frame == o.frame; }
+  };
+  struct KeyHash {
+    size_t operator()(const Key& k) const {
+      return std::hash<uint64_t>()(k.frame.id * 31 + k.parent * 2 + (k.frame.native ? 1 : 0));
+    }
+  };
+  std::vector<Node> nodes_;
+  std::unordered_map<Key, uint32_t, KeyHash> index_;
+  uint64_t samples_ = 0;
+};
+
+}  // namespace umbra

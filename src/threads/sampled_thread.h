@@ -1,0 +1,50 @@
+// The part of a managed thread that the sampler touches: its OS id, the walk guard, the buffer its native top is
+// captured into, and its sampled call tree.
+//
+// The walk guard (Dekker-style, sequentially consistent): the sampler sets `walking` and then checks `dying`;
+// ThreadDestroyed sets `dying` and then waits for `walking` to clear. So a walk never starts on a dying thread and
+// ThreadDestroyed never returns while a walk of its thread is in flight.
+// Ownership: shared_ptr, held by the registry and by the sampler's per-tick target list, so nothing is freed while
+// the sampler may still hold it. A capture abandoned in flight keeps its thread alive until the process ends.
+#pragma once
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "clr/corprof.h"
+#include "snapshot/native_capture.h"
+#include "snapshot/sampled_tree.h"
+
+namespace umbra {
+
+struct SampledThread {
+  explicit SampledThread(clr::ThreadID id) : thread_id(id) {}
+
+  const clr::ThreadID thread_id;
+  std::atomic<pid_t> os_tid{0};
+  std::atomic<bool> dying{false};
+  std::atomic<bool> walking{false};
+  NativeCapture capture;
+
+  // Written only by the sampler, after ResumeRuntime, under the sampler's tree mutex.
+  SampledTree tree;
+  uint64_t managed_samples = 0;  // samples whose top frame was managed code
+  uint64_t native_samples = 0;   // samples taken while the thread ran native code (a captured native top)
+
+  // Sampler side: true if the walk may proceed (end_walk must follow).
+  bool begin_walk() {
+    walking.store(true, std::memory_order_seq_cst);
+    if (dying.load(std::memory_order_seq_cst)) {
+      walking.store(false, std::memory_order_release);
+      return false;
+    }
+    return true;
+  }
+  void end_walk() { walking.store(false, std::memory_order_release); }
+};
+
+}  // namespace umbra

@@ -1,0 +1,112 @@
+// Native and managed work in known proportions, for umbra's sampled-mode tests. First argument:
+//   spin      managed Spin() calls a CPU-heavy native function for ~1.5 s
+//   callback  managed RunCallback() -> native umbra_native_callback -> native trampoline -> managed Callback()
+//   ratio     two busy managed methods taking 3:1 of the CPU for ~2 s
+//   churn     5,000 short-lived threads, each running ChurnBody()
+//   blocked   a thread sleeps in native code for the whole run while the main thread works
+// The native library's path comes from UMBRA_TEST_NATIVE_LIB.
+using System;
+using System.Diagnostics;
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
+using System.Threading;
+
+namespace NativeMix;
+
+public static unsafe class Program
+{
+    static long sink;
+    static IntPtr lib;
+
+    public static int Main(string[] args)
+    {
+        NativeLibrary.SetDllImportResolver(typeof(Program).Assembly, (name, _, _) =>
+            name == "umbra_testnative" ? (lib = NativeLibrary.Load(Environment.GetEnvironmentVariable("UMBRA_TEST_NATIVE_LIB")!)) : IntPtr.Zero);
+        switch (args[0])
+        {
+            case "spin": Console.WriteLine($"spin {Spin(1500) > 0}"); break;
+            case "callback": Console.WriteLine($"callback {RunCallback()}"); break;
+            case "ratio": Ratio(2000); Console.WriteLine("ratio done"); break;
+            case "churn": Console.WriteLine($"churn {Churn(args.Length > 1 ? int.Parse(args[1]) : 5000, args.Length > 2 ? double.Parse(args[2]) : 0.2)}"); break;
+            case "blocked": Console.WriteLine($"blocked {Blocked()}"); break;
+        }
+        return 0;
+    }
+
+    [DllImport("umbra_testnative")] static extern double umbra_native_spin(int ms);
+    [DllImport("umbra_testnative")] static extern int umbra_native_callback(delegate* unmanaged<int, int> callback, int count);
+    [DllImport("umbra_testnative")] static extern void umbra_native_sleep(int ms);
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static double Spin(int ms) { double r = umbra_native_spin(ms); sink++; return r; }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static int RunCallback() { int r = umbra_native_callback(&Callback, 300); sink++; return r; }
+
+    [UnmanagedCallersOnly]
+    static int Callback(int value) => BusyFor(5) + value;
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static int BusyFor(int ms)
+    {
+        var sw = Stopwatch.StartNew();
+        int x = 0;
+        while (sw.ElapsedMilliseconds < ms) x++;
+        return x & 1;
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static void Ratio(int totalMs)
+    {
+        var sw = Stopwatch.StartNew();
+        while (sw.ElapsedMilliseconds < totalMs)
+        {
+            sink += BusyThree();
+            sink += BusyOne();
+        }
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)] static long BusyThree() => CpuFor(TimeSpan.FromMilliseconds(3));
+    [MethodImpl(MethodImplOptions.NoInlining)] static long BusyOne() => CpuFor(TimeSpan.FromMilliseconds(1));
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static long CpuFor(TimeSpan span)
+    {
+        var end = Stopwatch.GetTimestamp() + (long)(span.TotalSeconds * Stopwatch.Frequency);
+        long x = 0;
+        while (Stopwatch.GetTimestamp() < end) x++;
+        return x & 1;
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static long Churn(int count, double bodyMs)
+    {
+        long done = 0;
+        for (int batch = 0; batch < count / 50; batch++)
+        {
+            var threads = new Thread[50];
+            for (int i = 0; i < threads.Length; i++)
+            {
+                threads[i] = new Thread(() => Interlocked.Add(ref done, ChurnBody(bodyMs)));
+                threads[i].Start();
+            }
+            foreach (var t in threads) t.Join();
+        }
+        return done;
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static long ChurnBody(double ms) => CpuFor(TimeSpan.FromMilliseconds(ms)) + 1;
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static long Blocked()
+    {
+        var sleeper = new Thread(() => umbra_native_sleep(2500)) { Name = "native-sleeper", IsBackground = true };
+        sleeper.Start();
+        Thread.Sleep(50);
+        long x = 0;
+        x += CpuFor(TimeSpan.FromMilliseconds(1500));
+        sleeper.Join();
+        return x + 1;
+    }
+}
