@@ -7,6 +7,7 @@ namespace umbra::testing {
 
 inline std::string launcher_path() { return UMBRA_TEST_LAUNCHER; }
 inline std::string library_path() { return UMBRA_TEST_LIBRARY; }
+inline std::string native_test_library() { return UMBRA_TEST_NATIVE_LIB; }
 inline std::string app_dll(const std::string& app) { return std::string(UMBRA_TEST_APPS) + "/" + app + "/" + app + ".dll"; }
 // A fresh directory for one test's reports.
 std::string scratch_dir(const std::string& test_name);

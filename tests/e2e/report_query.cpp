@@ -83,6 +83,24 @@ void visit_all(const JsonValue::Array& nodes, const std::function<void(const Jso
 }
 }  // namespace
 
+namespace {
+void visit_paths(const JsonValue& node, std::vector<const JsonValue*>& path,
+                 const std::function<void(const std::vector<const JsonValue*>&)>& visit) {
+  path.push_back(&node);
+  visit(path);
+  for (const auto& c : children_of(node)) visit_paths(c, path, visit);
+  path.pop_back();
+}
+}  // namespace
+
+void for_each_path(const JsonValue& thread,
+                   const std::function<void(const std::vector<const JsonValue*>& path)>& visit) {
+  std::vector<const JsonValue*> path;
+  for (const auto& r : roots_of(thread)) visit_paths(r, path, visit);
+}
+
+uint64_t samples_of(const JsonValue& node) { return node.find("samples")->as_uint(); }
+
 void for_each_node(const JsonValue& report, const std::function<void(const JsonValue& node)>& visit) {
   for (const auto& t : threads_of(report)) visit_all(roots_of(t), visit);
 }

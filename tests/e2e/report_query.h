@@ -26,6 +26,10 @@ uint64_t total_calls(const JsonValue::Array& nodes, const std::string& name);
 // The main thread: the one whose roots include `entry` (e.g. "App.Program.Main").
 const JsonValue* thread_with_root(const JsonValue& report, const std::string& entry);
 const JsonValue* thread_named(const JsonValue& report, const std::string& name);
+// Visits every node of `thread` with the path that leads to it (root first, the node last).
+void for_each_path(const JsonValue& thread,
+                   const std::function<void(const std::vector<const JsonValue*>& path)>& visit);
+uint64_t samples_of(const JsonValue& node);
 // Visits every node of every thread.
 void for_each_node(const JsonValue& report, const std::function<void(const JsonValue& node)>& visit);
 

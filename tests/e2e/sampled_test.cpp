@@ -1,0 +1,156 @@
+// Sampled mode on the real runtime: native frames above and between managed ones, shares of samples, thread churn,
+// a thread blocked in native code.
+#include <gtest/gtest.h>
+
+#include "e2e_env.h"
+#include "process.h"
+#include "report_query.h"
+
+namespace umbra::testing {
+namespace {
+
+const std::string P = "NativeMix.Program.";
+
+struct ProfiledRun {
+  ProcessResult process;
+  JsonValue report;
+};
+
+ProfiledRun profile_native_mix(const std::string& name, const std::vector<std::string>& args, const char* interval_ms = "10") {
+  std::string dir = scratch_dir("sampled_" + name);
+  std::vector<std::string> argv = {launcher_path(), "run", "--mode", "sampled", "--interval-ms", interval_ms,
+                                   "-o", dir + "/r", "--", "dotnet", app_dll("NativeMix")};
+  argv.insert(argv.end(), args.begin(), args.end());
+  ProfiledRun run{run_process(argv, {{"UMBRA_TEST_NATIVE_LIB", native_test_library()}}), {}};
+  run.report = load_report(dir + "/r.json");
+  return run;
+}
+
+const JsonValue& main_thread(const JsonValue& report) {
+  const JsonValue* t = thread_with_root(report, "dotnet+0x6bd9");
+  if (t) return *t;
+  for (const auto& thread : threads_of(report))
+    if (find_anywhere(roots_of(thread), P + "Main")) return thread;
+  throw std::runtime_error("no thread runs NativeMix.Program.Main");
+}
+
+TEST(Sampled, ReportShapeAndUnchangedProgram) {
+  ProfiledRun run = profile_native_mix("shape", {"ratio"});
+  EXPECT_EQ(run.process.exit_code, 0) << run.process.err;
+  EXPECT_EQ(run.process.out, "ratio done\n");
+  EXPECT_EQ(run.report.find("mode")->as_string(), "sampled");
+  const JsonValue* sampler = run.report.find("stats")->find("sampler");
+  ASSERT_NE(sampler, nullptr);
+  EXPECT_GT(sampler->find("ticks")->as_uint(), 50u);
+  EXPECT_GT(sampler->find("suspended_ns_max")->as_uint(), 0u);
+  EXPECT_TRUE(sampler->find("native_tops")->as_bool());
+  ASSERT_NE(sampler->find("drops"), nullptr);
+  for_each_node(run.report, [](const JsonValue& n) {
+    ASSERT_TRUE(n.find("calls")->is_null());
+    ASSERT_TRUE(n.find("total_ns")->is_null());
+  });
+  const JsonValue& main = main_thread(run.report);
+  EXPECT_GT(main.find("managed_samples")->as_uint(), 0u);
+  EXPECT_FALSE(main.find("native_samples")->is_null());
+}
+
+TEST(Sampled, NativeFunctionAboveItsManagedCaller) {
+  ProfiledRun run = profile_native_mix("spin", {"spin"});
+  ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
+  const JsonValue* spin = find_anywhere(roots_of(main_thread(run.report)), P + "Spin");
+  ASSERT_NE(spin, nullptr);
+  uint64_t in_native = 0;
+  for (const auto& c : children_of(*spin)) {
+    if (name_of(c) == "umbra_native_spin") {
+      EXPECT_EQ(c.find("kind")->as_string(), "native");
+      EXPECT_EQ(c.find("module")->as_string(), "libumbra_testnative.so");
+      in_native += samples_of(c);
+    }
+  }
+  ASSERT_GT(samples_of(*spin), 50u);
+  EXPECT_GE(double(in_native), 0.9 * double(samples_of(*spin))) << in_native << " of " << samples_of(*spin);
+  EXPECT_GT(main_thread(run.report).find("native_samples")->as_uint(), 50u);
+}
+
+TEST(Sampled, NativeFramesBetweenManagedCallerAndCallback) {
+  ProfiledRun run = profile_native_mix("callback", {"callback"});
+  ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
+  uint64_t callback_samples = 0, with_native_between = 0;
+  for_each_path(main_thread(run.report), [&](const std::vector<const JsonValue*>& path) {
+    if (name_of(*path.back()) != P + "Callback") return;
+    callback_samples += samples_of(*path.back());
+    // Walk up to the nearest managed ancestor: it must be RunCallback, with the library's frames in between.
+    bool trampoline = false, entry = false;
+    for (size_t i = path.size() - 1; i-- > 0;) {
+      const JsonValue& n = *path[i];
+      if (n.find("kind")->as_string() == "managed") {
+        if (name_of(n) == P + "RunCallback" && trampoline && entry) with_native_between += samples_of(*path.back());
+        break;
+      }
+      trampoline |= name_of(n) == "umbra_native_trampoline";
+      entry |= name_of(n) == "umbra_native_callback";
+    }
+  });
+  ASSERT_GT(callback_samples, 50u);
+  EXPECT_GE(double(with_native_between), 0.9 * double(callback_samples));
+}
+
+TEST(Sampled, SharesFollowCpuTime) {
+  // 2 ms: ~1,000 samples, so that +-5 points is several standard deviations of the sampling noise.
+  ProfiledRun run = profile_native_mix("ratio", {"ratio"}, "2");
+  ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
+  const auto& roots = roots_of(main_thread(run.report));
+  const JsonValue* three = find_anywhere(roots, P + "BusyThree");
+  const JsonValue* one = find_anywhere(roots, P + "BusyOne");
+  ASSERT_NE(three, nullptr);
+  ASSERT_NE(one, nullptr);
+  double share = 100.0 * double(samples_of(*three)) / double(samples_of(*three) + samples_of(*one));
+  EXPECT_NEAR(share, 75.0, 5.0) << samples_of(*three) << " vs " << samples_of(*one);
+}
+
+TEST(Sampled, ThreadChurnAtOneMillisecond) {
+  ProfiledRun run = profile_native_mix("churn", {"churn", "5000", "0.5"}, "1");
+  ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
+  EXPECT_EQ(run.process.out, "churn 5000\n");
+  const JsonValue* stats = run.report.find("stats");
+  EXPECT_GE(stats->find("threads_destroyed")->as_uint(), 5000u);
+  // Every sample taken is in the report, on the thread it was taken on.
+  uint64_t reported = 0;
+  int churn_threads = 0;
+  for (const auto& t : threads_of(run.report)) {
+    for (const auto& r : roots_of(t)) reported += samples_of(r);
+    if (find_anywhere(roots_of(t), P + "ChurnBody")) {
+      ++churn_threads;
+      EXPECT_TRUE(t.find("exited")->as_bool());
+    }
+  }
+  EXPECT_EQ(reported, stats->find("sampler")->find("samples")->as_uint());
+  EXPECT_GT(churn_threads, 20);
+  EXPECT_NE(stats->find("sampler")->find("drops")->find("thread_dying"), nullptr);
+}
+
+TEST(Sampled, ThreadBlockedInNativeCodeNeverStallsTheSampler) {
+  ProfiledRun run = profile_native_mix("blocked", {"blocked"});
+  ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
+  const JsonValue* sleeper = thread_named(run.report, "native-sleeper");
+  ASSERT_NE(sleeper, nullptr);
+  EXPECT_GT(sleeper->find("native_samples")->as_uint(), 50u);
+  const JsonValue* sleep = find_anywhere(roots_of(*sleeper), "umbra_native_sleep");
+  ASSERT_NE(sleep, nullptr);
+  EXPECT_EQ(sleep->find("kind")->as_string(), "native");
+  // The sleeper never reaches a safe point, yet every tick completes: ~250 ticks of 10 ms in 2.5 s.
+  EXPECT_GT(run.report.find("stats")->find("sampler")->find("ticks")->as_uint(), 100u);
+}
+
+TEST(Sampled, KnownCountsProgramIsUnchanged) {
+  std::string dir = scratch_dir("sampled_known_counts");
+  ProcessResult plain = run_process({"dotnet", app_dll("KnownCounts")});
+  ProcessResult r = run_process({launcher_path(), "run", "--mode", "sampled", "--interval-ms", "1", "-o",
+                                 dir + "/r", "--", "dotnet", app_dll("KnownCounts")});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.out, plain.out);
+  EXPECT_EQ(load_report(dir + "/r.json").find("mode")->as_string(), "sampled");
+}
+
+}  // namespace
+}  // namespace umbra::testing
