@@ -21,7 +21,10 @@ void on_capture_signal(int, siginfo_t* info, void* ucontext) {
                       ? static_cast<NativeCapture*>(info->si_value.sival_ptr)
                       : nullptr;
   uint32_t expected = NativeCapture::kRequested;
-  if (capture != nullptr && capture->magic == NativeCapture::kMagic &&
+  // The acquire load pairs with the request's release store, so everything the sampler wrote before signalling
+  // (the magic included) is visible here.
+  if (capture != nullptr && capture->state.load(std::memory_order_acquire) == NativeCapture::kRequested &&
+      capture->magic == NativeCapture::kMagic &&
       capture->state.compare_exchange_strong(expected, NativeCapture::kCapturing, std::memory_order_acq_rel)) {
     unw_cursor_t cursor;
     uint32_t count = 0;

@@ -1,0 +1,203 @@
+// The sampler's parts that need no runtime: native-top capture by signal, unwinding from a register context,
+// the sampled tree, and the walk guard ThreadDestroyed waits on.
+#include <gtest/gtest.h>
+#include <sys/syscall.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <thread>
+
+#include "snapshot/native_capture.h"
+#include "snapshot/native_symbols.h"
+#include "snapshot/sampled_tree.h"
+#include "snapshot/stack_walk.h"
+#include "threads/thread_registry.h"
+
+extern "C" __attribute__((noinline, visibility("default"))) void umbra_test_native_busy(std::atomic<bool>* stop) {
+  while (!stop->load(std::memory_order_relaxed)) {
+    asm volatile("" ::: "memory");
+  }
+}
+
+namespace umbra {
+namespace {
+
+bool wait_for(const std::function<bool()>& condition) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (!condition()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
+  return true;
+}
+
+TEST(NativeCapture, CapturesTheNativeTopOfAnotherThread) {
+  ASSERT_NE(install_native_capture_handler(), 0);
+  std::atomic<bool> stop{false};
+  std::atomic<pid_t> tid{0};
+  std::thread busy([&] {
+    tid = pid_t(syscall(SYS_gettid));
+    umbra_test_native_busy(&stop);
+  });
+  ASSERT_TRUE(wait_for([&] { return tid.load() != 0; }));
+  auto capture = std::make_unique<NativeCapture>();
+  ASSERT_TRUE(request_native_capture(tid, *capture));
+  ASSERT_TRUE(wait_for([&] { return capture->state.load() == NativeCapture::kDone; }));
+  stop = true;
+  busy.join();
+  // All native code down to the thread's start: the busy function is at the top (below a sanitizer's shim, if
+  // any), and no JIT code was met.
+  ASSERT_GT(capture->count, 2u);
+  NativeSymbols symbols;
+  bool busy_on_top = false;
+  for (uint32_t i = 0; i < 3; ++i) busy_on_top |= symbols.lookup(capture->frames[i]).name == "umbra_test_native_busy";
+  EXPECT_TRUE(busy_on_top) << symbols.lookup(capture->frames[0]).name;
+  EXPECT_EQ(capture->stop_ip, 0u);
+}
+
+TEST(NativeCapture, AGoneThreadIsReportedAndLeavesTheCaptureIdle) {
+  ASSERT_NE(install_native_capture_handler(), 0);
+  std::atomic<pid_t> tid{0};
+  std::thread([&] { tid = pid_t(syscall(SYS_gettid)); }).join();
+  NativeCapture capture;
+  EXPECT_FALSE(request_native_capture(tid, capture));
+  EXPECT_EQ(capture.state.load(), NativeCapture::kIdle);
+}
+
+TEST(NativeCapture, ARequestCanBeWithdrawnBeforeItIsAnswered) {
+  NativeCapture capture;
+  capture.state = NativeCapture::kRequested;
+  EXPECT_TRUE(cancel_native_capture(capture));
+  EXPECT_EQ(capture.state.load(), NativeCapture::kIdle);
+  capture.state = NativeCapture::kCapturing;
+  EXPECT_FALSE(cancel_native_capture(capture));
+}
+
+__attribute__((noinline)) void unwind_here(FrameSink& sink) {
+  // A linux-x64 PAL CONTEXT carrying this function's registers, as the runtime would pass it.
+  ucontext_t uc;
+  getcontext(&uc);
+  uint8_t context[0x100] = {};
+  auto put = [&](uint32_t offset, greg_t v) { std::memcpy(context + offset, &v, sizeof v); };
+  put(0x90, uc.uc_mcontext.gregs[REG_RBX]);
+  put(0x98, uc.uc_mcontext.gregs[REG_RSP]);
+  put(0xA0, uc.uc_mcontext.gregs[REG_RBP]);
+  put(0xD8, uc.uc_mcontext.gregs[REG_R12]);
+  put(0xE0, uc.uc_mcontext.gregs[REG_R13]);
+  put(0xE8, uc.uc_mcontext.gregs[REG_R14]);
+  put(0xF0, uc.uc_mcontext.gregs[REG_R15]);
+  put(0xF8, uc.uc_mcontext.gregs[REG_RIP]);
+  unwind_native_from_context(context, sizeof context, sink);
+}
+
+TEST(StackWalk, UnwindsFromARegisterContext) {
+  SampleFrame frames[64];
+  FrameSink sink{frames, 64, 0, false, 0};
+  unwind_here(sink);
+  ASSERT_GT(sink.count, 3u);
+  NativeSymbols symbols;
+  bool found_test = false;
+  for (size_t i = 0; i < sink.count; ++i) {
+    EXPECT_TRUE(frames[i].native);
+    found_test |= symbols.lookup(frames[i].id).name.find("UnwindsFromARegisterContext") != std::string::npos ||
+                  symbols.lookup(frames[i].id).module.find("umbra_unit_tests") != std::string::npos;
+  }
+  EXPECT_TRUE(found_test);
+}
+
+TEST(StackWalk, AShortContextIsIgnoredAndAFullSinkSaysSo) {
+  uint8_t context[0x80] = {};
+  SampleFrame frames[2];
+  FrameSink sink{frames, 2, 0, false, 0};
+  unwind_native_from_context(context, sizeof context, sink);
+  EXPECT_EQ(sink.count, 0u);
+  unwind_here(sink);
+  EXPECT_EQ(sink.count, 2u);
+  EXPECT_TRUE(sink.overflowed);
+}
+
+TEST(SampledTree, CountsSamplesPerPath) {
+  SampledTree tree;
+  SampleFrame main{1, false}, work{2, false}, native{0x1000, true};
+  SampleFrame a[] = {main, work};
+  SampleFrame b[] = {main, work, native};
+  tree.add(a, 2);
+  tree.add(a, 2);
+  tree.add(b, 3);
+  EXPECT_EQ(tree.samples(), 3u);
+  ASSERT_EQ(tree.root().children.size(), 1u);
+  const auto& m = tree.node(tree.root().children[0]);
+  EXPECT_EQ(m.frame.id, 1u);
+  EXPECT_EQ(m.self_samples, 0u);
+  const auto& w = tree.node(m.children[0]);
+  EXPECT_EQ(w.self_samples, 2u);
+  ASSERT_EQ(w.children.size(), 1u);
+  EXPECT_TRUE(tree.node(w.children[0]).frame.native);
+  EXPECT_EQ(tree.node(w.children[0]).self_samples, 1u);
+}
+
+TEST(WalkGuard, ThreadDestroyedWaitsForTheWalkInFlight) {
+  ShadowLimits limits;
+  limits.max_depth = 64;
+  limits.node_bytes = size_t(1) << 20;
+  ShadowPool pool(limits);
+  ThreadRegistry registry(pool);
+  registry.on_created(42);
+  std::vector<std::shared_ptr<SampledThread>> targets;
+  registry.sampling_targets(targets);
+  ASSERT_EQ(targets.size(), 1u);
+  ASSERT_TRUE(targets[0]->begin_walk());
+  std::atomic<bool> destroyed{false};
+  std::thread destroyer([&] {
+    registry.on_destroyed(42);
+    destroyed = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_FALSE(destroyed.load());  // still walking
+  targets[0]->end_walk();
+  destroyer.join();
+  EXPECT_TRUE(destroyed.load());
+  EXPECT_FALSE(targets[0]->begin_walk());  // a dying thread is never walked again
+  registry.sampling_targets(targets);
+  EXPECT_TRUE(targets.empty());
+  auto all = registry.sampled_threads();
+  ASSERT_EQ(all.size(), 1u);
+  EXPECT_TRUE(all[0].exited);
+}
+
+TEST(WalkGuard, ConcurrentWalksAndDestroys) {
+  ShadowLimits limits;
+  limits.max_depth = 64;
+  limits.node_bytes = size_t(1) << 20;
+  ShadowPool pool(limits);
+  ThreadRegistry registry(pool);
+  constexpr int kThreads = 200;
+  for (int i = 1; i <= kThreads; ++i) registry.on_created(clr::ThreadID(i));
+  std::atomic<bool> done{false};
+  std::atomic<int> walks{0};
+  std::thread sampler([&] {
+    std::vector<std::shared_ptr<SampledThread>> targets;
+    while (!done) {
+      registry.sampling_targets(targets);
+      for (auto& t : targets) {
+        if (!t->begin_walk()) continue;
+        EXPECT_FALSE(t->dying.load());
+        walks.fetch_add(1);
+        t->end_walk();
+      }
+    }
+  });
+  for (int i = 1; i <= kThreads; ++i) registry.on_destroyed(clr::ThreadID(i));
+  done = true;
+  sampler.join();
+  EXPECT_EQ(registry.threads_destroyed(), uint64_t(kThreads));
+  std::vector<std::shared_ptr<SampledThread>> left;
+  registry.sampling_targets(left);
+  EXPECT_TRUE(left.empty());
+}
+
+}  // namespace
+}  // namespace umbra
