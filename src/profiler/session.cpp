@@ -158,6 +158,8 @@ void Session::add_sampled_threads(Report& report) {
   sampler.set("suspensions", s.suspensions);
   sampler.set("suspended_ns_mean", s.suspensions ? s.suspended_ns_total / s.suspensions : 0);
   sampler.set("suspended_ns_max", s.suspended_ns_max);
+  sampler.set("tick_ns_mean", s.ticks ? s.tick_ns_total / s.ticks : 0);
+  sampler.set("tick_ns_max", s.tick_ns_max);
   sampler.set("native_tops", s.native_tops);
   sampler.set("abandoned_captures", threads_.abandoned_captures());
   JsonValue drops = JsonValue::object();

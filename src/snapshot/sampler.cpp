@@ -64,6 +64,7 @@ void Sampler::run() {
 }
 
 void Sampler::tick() {
+  tick_start_ns_ = monotonic_ns();
   tick_ = SamplerStats{};
   tick_.ticks = 1;
   threads_.sampling_targets(targets_);  // sorted by ThreadID; allocation happens here, before suspending
@@ -117,7 +118,8 @@ void Sampler::capture_native_tops() {
       pending |= s == NativeCapture::kRequested || s == NativeCapture::kCapturing;
     }
     if (!pending || std::chrono::steady_clock::now() > deadline) break;
-    std::this_thread::yield();
+    // Sleep, not spin: the threads being waited for need the CPU to run their handlers.
+    std::this_thread::sleep_for(std::chrono::microseconds(20));
   }
 }
 
@@ -202,11 +204,14 @@ void Sampler::attribute() {
     for (size_t i = 0; i < walk.count; ++i)
       if (!frames_[walk.first + i].native) names_.ensure(frames_[walk.first + i].id);
   }
+  tick_.tick_ns_total = tick_.tick_ns_max = monotonic_ns() - tick_start_ns_;
   stats_.ticks += tick_.ticks;
   stats_.samples += tick_.samples;
   stats_.suspensions += tick_.suspensions;
   stats_.suspended_ns_total += tick_.suspended_ns_total;
   stats_.suspended_ns_max = std::max(stats_.suspended_ns_max, tick_.suspended_ns_max);
+  stats_.tick_ns_total += tick_.tick_ns_total;
+  stats_.tick_ns_max = std::max(stats_.tick_ns_max, tick_.tick_ns_max);
   for (size_t r = 0; r < kSampleDropCount; ++r) stats_.drops[r] += tick_.drops[r];
 }
 

@@ -33,6 +33,8 @@ struct SamplerStats {
   uint64_t suspended_ns_total = 0;
   uint64_t suspended_ns_max = 0;
   uint64_t suspensions = 0;
+  uint64_t tick_ns_total = 0;  // whole ticks: native tops, suspension, walks, attribution
+  uint64_t tick_ns_max = 0;
   std::array<uint64_t, kSampleDropCount> drops{};
   bool native_tops = false;  // a signal was free for native-top capture
 };
@@ -77,6 +79,7 @@ class Sampler {
   bool stopped_ = false;  // under tree_mutex_
   SamplerStats stats_;    // under tree_mutex_
   SamplerStats tick_;     // the current tick's counts, sampler thread only; added to stats_ after each tick
+  uint64_t tick_start_ns_ = 0;
 
   // Prepared before each suspension: the targets (sorted by ThreadID), the walks, and one frame buffer.
   std::vector<std::shared_ptr<SampledThread>> targets_;
