@@ -124,6 +124,7 @@ uint32_t ThreadShadow::topmost_frame_of(clr::FunctionID function) const {
 }
 
 void ThreadShadow::exception_thrown() {
+  exception_active_ = true;
   awaiting_first_unwind_ = true;
   searching_ = true;
   search_reached_bottom_ = false;

@@ -68,6 +68,21 @@ class ThreadShadow {
   uint64_t tailcalls() const { return tailcalls_.get(); }
   uint64_t unwinds() const { return unwinds_.get(); }
 
+  // The catch block has finished: the exception is over.
+  void catcher_leave() { exception_active_ = false; }
+
+  // --- the sampler, only while the owner is stopped (SuspendRuntime: a suspended thread is never inside a hook,
+  // and one in native code cannot re-enter managed code until the runtime resumes) ---
+  clr::FunctionID frame_function(uint32_t index) const { return frames_[index].function; }
+  CallNode* frame_node(uint32_t index) const { return frames_[index].node.load(std::memory_order_relaxed); }
+  // An exception is being dispatched: frames the shadow has already popped may still be on the real stack.
+  bool exception_active() const { return exception_active_; }
+  bool overflowed() const { return overflow_depth_ != 0; }
+  // Pops frames that are not on the real stack any more (their leave never came).
+  void repair_truncate(uint32_t new_depth, uint64_t now_ticks) {
+    if (new_depth < depth_.load(std::memory_order_relaxed)) pop_to(new_depth, now_ticks);
+  }
+
   // --- any thread ---
   CallNode* current_node() const { return current_.load(std::memory_order_acquire); }
   uint32_t depth() const { return depth_.load(std::memory_order_acquire); }
@@ -109,6 +124,7 @@ class ThreadShadow {
   std::array<Unwinding, kMaxNestedUnwinds> unwinding_{};
   uint32_t unwinding_count_ = 0;
   bool awaiting_first_unwind_ = false;
+  bool exception_active_ = false;
   bool searching_ = false;
   bool search_reached_bottom_ = false;
   bool catcher_found_ = false;

@@ -11,7 +11,45 @@ void add_optional(std::optional<uint64_t>& into, const std::optional<uint64_t>& 
   if (from) into = into.value_or(0) + *from;
 }
 
-ReportNode convert(const CallNode& node, const NameLookup& names, double ns_per_tick, const OpenTicks& open) {
+struct Lookups {
+  const NameLookup& names;
+  double ns_per_tick;
+  const OpenTicks& open;
+  const SpliceLookup& splices;
+  const NativeSymbolLookup& native;
+};
+
+ReportNode convert(const CallNode& node, const Lookups& l);
+
+// `node` as it goes under its parent: behind the frames a snapshot found between them, if any.
+ReportNode convert_with_splice(const CallNode& node, const Lookups& l) {
+  ReportNode converted = convert(node, l);
+  const std::vector<SampleFrame>* run = l.splices ? l.splices(&node) : nullptr;
+  if (run == nullptr || run->empty()) return converted;
+  for (size_t i = run->size(); i-- > 0;) {
+    const SampleFrame& f = (*run)[i];
+    ReportNode wrapper;
+    if (f.native && l.native) {
+      NativeSymbol symbol = l.native(f.id);
+      wrapper.name = std::move(symbol.name);
+      wrapper.module = std::move(symbol.module);
+      wrapper.kind = "native";
+    } else {
+      FunctionName name = l.names(f.id);
+      wrapper.name = std::move(name.name);
+      wrapper.module = std::move(name.module);
+    }
+    wrapper.total_ns = converted.total_ns;
+    wrapper.children.push_back(std::move(converted));
+    converted = std::move(wrapper);
+  }
+  return converted;
+}
+
+ReportNode convert(const CallNode& node, const Lookups& l) {
+  const NameLookup& names = l.names;
+  const double ns_per_tick = l.ns_per_tick;
+  const OpenTicks& open = l.open;
   ReportNode out;
   if (node.function == kTreeFullFunction) {
     out.name = "[calls beyond the node limit]";
@@ -28,7 +66,7 @@ ReportNode convert(const CallNode& node, const NameLookup& names, double ns_per_
   out.tail_entries = node.tail_entries.get();
   SiblingMerger children(out.children);
   for (const CallNode* child = node.first_child_acquire(); child; child = child->next_sibling)
-    children.add(convert(*child, names, ns_per_tick, open));
+    children.add(convert_with_splice(*child, l));
   return out;
 }
 
@@ -69,11 +107,13 @@ void finish_totals(ReportNode& node) {
 }
 
 std::vector<ReportNode> build_roots(const CallNode& root, const NameLookup& names, double ns_per_tick,
-                                    const OpenTicks& open) {
+                                    const OpenTicks& open, const SpliceLookup& splices,
+                                    const NativeSymbolLookup& native) {
+  Lookups l{names, ns_per_tick, open, splices, native};
   std::vector<ReportNode> roots;
   SiblingMerger merger(roots);
   for (const CallNode* child = root.first_child_acquire(); child; child = child->next_sibling)
-    merger.add(convert(*child, names, ns_per_tick, open));
+    merger.add(convert(*child, l));
   for (auto& r : roots) finish_totals(r);
   return roots;
 }

@@ -159,6 +159,11 @@ clr::HRESULT Profiler::ExceptionCatcherEnter(FunctionID function, ObjectID) {
   return clr::S_OK;
 }
 
+clr::HRESULT Profiler::ExceptionCatcherLeave() {
+  if (ThreadShadow* shadow = hooks::existing_shadow()) shadow->catcher_leave();
+  return clr::S_OK;
+}
+
 clr::HRESULT Profiler::LoadAsNotificationOnly(BOOL* notification_only) {
   if (notification_only) *notification_only = clr::FALSE_;
   return clr::S_OK;

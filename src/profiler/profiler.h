@@ -30,6 +30,7 @@ class Profiler final : public CallbackDefaults {
   HRESULT ExceptionUnwindFunctionEnter(FunctionID function) override;
   HRESULT ExceptionUnwindFunctionLeave() override;
   HRESULT ExceptionCatcherEnter(FunctionID function, ObjectID exception) override;
+  HRESULT ExceptionCatcherLeave() override;
   HRESULT LoadAsNotificationOnly(BOOL* notification_only) override;
 
   // The live session, for exit paths outside the runtime's callbacks (atexit, fatal signals).

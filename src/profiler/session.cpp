@@ -60,7 +60,8 @@ clr::HRESULT Session::start() { return config_.mode == Mode::kSampled ? start_sa
 
 clr::HRESULT Session::start_shadow() {
   clr::DWORD mask = clr::COR_PRF_MONITOR_ENTERLEAVE | clr::COR_PRF_MONITOR_THREADS |
-                    clr::COR_PRF_MONITOR_EXCEPTIONS | clr::COR_PRF_MONITOR_JIT_COMPILATION;
+                    clr::COR_PRF_MONITOR_EXCEPTIONS | clr::COR_PRF_MONITOR_JIT_COMPILATION |
+                    clr::COR_PRF_ENABLE_STACK_SNAPSHOT;
   if (!config_.allow_inlining) mask |= clr::COR_PRF_DISABLE_INLINING;
   // .NET 10 already JIT-compiles every method once enter/leave hooks are on (ReadyToRun code has no hooks); the
   // flag keeps precompiled framework code out on runtimes that would otherwise use it.
@@ -78,6 +79,13 @@ clr::HRESULT Session::start_shadow() {
     log::error("SetEnterLeaveFunctionHooks2 failed with 0x{:x}; the program runs unprofiled", uint32_t(hr));
     return hr;
   }
+  SamplerOptions options;
+  options.interval_ms = config_.interval_ms;
+  options.shadows = &pool_;
+  options.reconcile_every =
+      config_.verify ? 1 : std::max<uint32_t>(1, (config_.reconcile_ms + config_.interval_ms / 2) / config_.interval_ms);
+  sampler_ = std::make_unique<Sampler>(*info_, threads_, names_, options);
+  sampler_->start();
   log::info("shadow mode: event mask 0x{:x}, report to {}.*", mask, config_.output_prefix);
   return clr::S_OK;
 }
@@ -90,7 +98,9 @@ clr::HRESULT Session::start_sampled() {
     log::error("SetEventMask(0x{:x}) failed with 0x{:x}; the program runs unprofiled", mask, uint32_t(hr));
     return hr;
   }
-  sampler_ = std::make_unique<Sampler>(*info_, threads_, names_, config_.interval_ms);
+  SamplerOptions options;
+  options.interval_ms = config_.interval_ms;
+  sampler_ = std::make_unique<Sampler>(*info_, threads_, names_, options);
   sampler_->start();
   log::info("sampled mode: every {} ms, report to {}.*", config_.interval_ms, config_.output_prefix);
   return clr::S_OK;
@@ -121,7 +131,7 @@ Report Session::build_report(const char* trigger) {
   report.runtime = runtime_version();
   report.duration_ns = monotonic_ns() - clock_.start_ns();
   report.stats.set("report_trigger", trigger);
-  if (sampler_) add_sampled_threads(report);
+  if (config_.mode == Mode::kSampled) add_sampled_threads(report);
   else add_shadow_threads(report);
   report.stats.set("threads_created", threads_.threads_created());
   report.stats.set("threads_destroyed", threads_.threads_destroyed());
@@ -150,6 +160,10 @@ void Session::add_sampled_threads(Report& report) {
   }
   std::stable_sort(report.threads.begin(), report.threads.end(),
                    [](const ReportThread& a, const ReportThread& b) { return a.os_tid < b.os_tid; });
+  add_sampler_stats(report);
+}
+
+void Session::add_sampler_stats(Report& report) {
   SamplerStats s = sampler_->stats();
   JsonValue sampler = JsonValue::object();
   sampler.set("interval_ms", uint64_t(config_.interval_ms));
@@ -172,6 +186,12 @@ void Session::add_shadow_threads(Report& report) {
   uint64_t now = read_ticks();
   double ns_per_tick = clock_.ns_per_tick();
   NameLookup lookup = [this](clr::FunctionID f) { return names_.lookup(f); };
+  NativeLookup native = [this](uintptr_t ip) { return native_symbols_.lookup(ip); };
+  const SpliceMap& splices = sampler_->splices();
+  SpliceLookup splice_of = [&](const CallNode* node) -> const std::vector<SampleFrame>* {
+    auto it = splices.find(node);
+    return it == splices.end() ? nullptr : &it->second;
+  };
 
   std::vector<ThreadShadow*> shadows;
   pool_.for_each_claimed([&](ThreadShadow& s) { shadows.push_back(&s); });
@@ -191,7 +211,7 @@ void Session::add_shadow_threads(Report& report) {
     if (shadow.thread_id) thread.managed_id = shadow.thread_id;
     thread.name = threads_.name_of(shadow);
     thread.exited = shadow.retired.load(std::memory_order_acquire);
-    thread.roots = build_roots(shadow.root(), lookup, ns_per_tick, open);
+    thread.roots = build_roots(shadow.root(), lookup, ns_per_tick, open, splice_of, native);
     if (!thread.roots.empty()) report.threads.push_back(std::move(thread));
   }
   drops[static_cast<size_t>(DropReason::kNoThreadState)] += hooks::unattributed_hooks();
@@ -204,6 +224,32 @@ void Session::add_shadow_threads(Report& report) {
   JsonValue drop_stats = JsonValue::object();
   for (size_t r = 0; r < kDropReasonCount; ++r) drop_stats.set(std::string(kDropReasonNames[r]), drops[r]);
   stats.set("drops", std::move(drop_stats));
+  add_sampler_stats(report);
+  ReconcileCounts r = sampler_->reconcile_counts();
+  JsonValue reconcile = JsonValue::object();
+  reconcile.set("snapshots", r.snapshots);
+  reconcile.set("frames_compared", r.frames_compared);
+  reconcile.set("unexplained", r.unexplained);
+  reconcile.set("skipped_exception_in_flight", r.skipped_exception_in_flight);
+  reconcile.set("unseen_top_frames", r.unseen_top_frames);
+  auto named = [](const auto& names, const auto& counts) {
+    JsonValue o = JsonValue::object();
+    for (size_t i = 0; i < names.size(); ++i) o.set(std::string(names[i]), counts[i]);
+    return o;
+  };
+  reconcile.set("repairs", named(kReconcileRepairNames, r.repairs));
+  reconcile.set("spliced", named(kReconcileSpliceNames, r.spliced));
+  reconcile.set("kept", named(kReconcileKeptNames, r.kept));
+  stats.set("reconcile", std::move(reconcile));
+}
+
+void Session::print_verify_summary() {
+  ReconcileCounts r = sampler_->reconcile_counts();
+  std::string line = "VERIFY: " + std::to_string(r.snapshots) + " snapshots compared with the shadow stacks, " +
+                     std::to_string(r.frames_compared) + " frames matched, " + std::to_string(r.unexplained) +
+                     " UNEXPLAINED differences";
+  log::always(line + (r.unexplained ? ":" : " - the shadow stacks agree with the runtime"));
+  if (r.unexplained) log::always(sampler_->first_unexplained());
 }
 
 void Session::finish(const char* trigger, bool runtime_usable, bool provisional) {
@@ -222,6 +268,7 @@ void Session::finish(const char* trigger, bool runtime_usable, bool provisional)
     for (const auto& w : written) files += (files.empty() ? "" : ", ") + w;
     log::always(std::string(report.mode) + " profile: " + std::to_string(report.threads.size()) + " threads, " +
                 std::to_string(calls) + " calls; wrote " + (files.empty() ? "nothing" : files));
+    if (config_.verify && config_.mode == Mode::kShadow) print_verify_summary();
   });
 }
 

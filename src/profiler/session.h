@@ -41,6 +41,8 @@ class Session {
   Report build_report(const char* trigger);
   void add_shadow_threads(Report& report);
   void add_sampled_threads(Report& report);
+  void add_sampler_stats(Report& report);
+  void print_verify_summary();
   clr::HRESULT start_shadow();
   clr::HRESULT start_sampled();
   std::string runtime_version();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 
 #include "hooks/tick_clock.h"
 #include "profiler/log.h"
@@ -16,10 +17,18 @@ constexpr auto kNativeTopWait = std::chrono::milliseconds(2);
 
 }  // namespace
 
-Sampler::Sampler(clr::ICorProfilerInfo10& info, ThreadRegistry& threads, FunctionNames& names, uint32_t interval_ms)
-    : info_(info), threads_(threads), names_(names), interval_ms_(interval_ms) {
+Sampler::Sampler(clr::ICorProfilerInfo10& info, ThreadRegistry& threads, FunctionNames& names,
+                 SamplerOptions options)
+    : info_(info), threads_(threads), names_(names), options_(options) {
   frames_.resize(kMaxFramesPerTick);
   stack_.reserve(kMaxFramesPerThread + NativeCapture::kMaxFrames);
+  if (options_.shadows) {
+    reconcile_frames_.resize(kMaxFramesPerThread);
+    splice_buffer_.resize(4096);
+    splice_frame_buffer_.resize(size_t(1) << 16);
+    unexplained_shadow_.reserve(kMaxFramesPerThread);
+    unexplained_snapshot_.reserve(kMaxFramesPerThread);
+  }
 }
 
 Sampler::~Sampler() {
@@ -28,8 +37,9 @@ Sampler::~Sampler() {
 }
 
 void Sampler::start() {
-  stats_.native_tops = install_native_capture_handler() != 0;
-  if (!stats_.native_tops) log::always("no free real-time signal: native frames above managed code are not captured");
+  stats_.native_tops = options_.shadows == nullptr && install_native_capture_handler() != 0;
+  if (!stats_.native_tops && options_.shadows == nullptr)
+    log::always("no free real-time signal: native frames above managed code are not captured");
   thread_ = std::thread([this] { run(); });
 }
 
@@ -50,7 +60,7 @@ void Sampler::run() {
   // (a 10 ms tick over a 3 ms + 1 ms loop samples each half exactly equally).
   uint64_t seed = monotonic_ns() | 1;
   auto next = std::chrono::steady_clock::now();
-  const auto mean = std::chrono::microseconds(uint64_t(interval_ms_) * 1000);
+  const auto mean = std::chrono::microseconds(uint64_t(options_.interval_ms) * 1000);
   while (!stopping_.load(std::memory_order_acquire)) {
     seed ^= seed << 13;
     seed ^= seed >> 7;
@@ -67,6 +77,22 @@ void Sampler::tick() {
   tick_start_ns_ = monotonic_ns();
   tick_ = SamplerStats{};
   tick_.ticks = 1;
+  if (options_.shadows) {
+    shadow_sample();
+    if (tick_index_++ % options_.reconcile_every != 0) {
+      attribute();
+      return;
+    }
+    // The shadows to compare with, by ThreadID, prepared before suspending.
+    shadows_by_id_.clear();
+    options_.shadows->for_each_claimed([&](ThreadShadow& s) {
+      if (s.thread_id != 0 && !s.retired.load(std::memory_order_acquire)) shadows_by_id_.emplace_back(s.thread_id, &s);
+    });
+    std::sort(shadows_by_id_.begin(), shadows_by_id_.end());
+    reconcile_tick_ = ReconcileCounts{};
+    scratch_ = ReconcileScratch{reconcile_frames_.data(), reconcile_frames_.size(), splice_buffer_.data(),
+                                splice_buffer_.size(), 0, splice_frame_buffer_.data(), splice_frame_buffer_.size(), 0};
+  }
   threads_.sampling_targets(targets_);  // sorted by ThreadID; allocation happens here, before suspending
   for (auto& t : targets_)
     if (t->os_tid.load(std::memory_order_relaxed) == 0) {
@@ -157,6 +183,8 @@ void Sampler::walk_suspended() {
       count(SampleDrop::kSnapshotFailed);
     } else if (sink.count == 0) {
       count(SampleDrop::kNoFrames);  // E_FAIL: no managed frames
+    } else if (options_.shadows) {
+      reconcile_walk(target, id, sink);
     } else {
       if (sink.overflowed) count(SampleDrop::kFramesTruncated);
       if (walks_.size() < walks_.capacity()) walks_.push_back({*it, used, sink.count, sink.first_managed_ip, false});
@@ -165,9 +193,90 @@ void Sampler::walk_suspended() {
   }
 }
 
+// No suspension: each thread's current node is its whole managed path (nodes are immutable once published).
+void Sampler::shadow_sample() {
+  options_.shadows->for_each_claimed([&](ThreadShadow& s) {
+    if (s.retired.load(std::memory_order_acquire)) return;
+    CallNode* node = s.current_node();
+    if (node == &s.root()) return;  // no managed frame on the shadow stack: nothing to attribute
+    node->self_samples.store(node->self_samples.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    ++tick_.samples;
+  });
+}
+
+// Runtime suspended: compare the walk with the shadow of the same thread.
+void Sampler::reconcile_walk(SampledThread&, clr::ThreadID id, const FrameSink& sink) {
+  auto it = std::lower_bound(shadows_by_id_.begin(), shadows_by_id_.end(), std::make_pair(id, (ThreadShadow*)nullptr));
+  if (it == shadows_by_id_.end() || it->first != id) return;  // a thread with no managed call hooked yet
+  ThreadShadow& shadow = *it->second;
+  ReconcileOutcome outcome = align(shadow, sink.frames, sink.count, scratch_, read_ticks());
+  reconcile_tick_.add(outcome.counts);
+  if (outcome.unexplained && !unexplained_pending_ && first_unexplained_.empty()) {
+    // Keep both stacks (preallocated) to log once after the resume.
+    unexplained_pending_ = true;
+    unexplained_shadow_.clear();
+    for (uint32_t i = 0; i < shadow.depth() && unexplained_shadow_.size() < unexplained_shadow_.capacity(); ++i)
+      unexplained_shadow_.push_back(shadow.frame_function(i));
+    unexplained_snapshot_.clear();
+    for (size_t i = sink.count; i-- > 0 && unexplained_snapshot_.size() < unexplained_snapshot_.capacity();)
+      unexplained_snapshot_.push_back(sink.frames[i]);
+    unexplained_shadow_at_ = outcome.shadow_at;
+    unexplained_snapshot_at_ = outcome.snapshot_at;
+  }
+}
+
+void Sampler::after_reconcile() {
+  const std::string dispatcher = "System.Runtime.CompilerServices.RuntimeHelpers.DispatchTailCalls";
+  for (size_t s = 0; s < scratch_.splice_count; ++s) {
+    const Splice& splice = scratch_.splices[s];
+    const SampleFrame* frames = scratch_.splice_frames + splice.first;
+    if (!splice.native) {
+      // Managed frames the hooks did not see: the helper-based tail-call dispatcher is explained by tail calls.
+      uint64_t dispatchers = 0;
+      for (uint32_t i = 0; i < splice.count; ++i)
+        if (!frames[i].native && names_.lookup(frames[i].id).name == dispatcher) ++dispatchers;
+      auto& uninstrumented = reconcile_tick_.spliced[size_t(ReconcileSplice::kUninstrumented)];
+      uninstrumented -= std::min(uninstrumented, dispatchers);
+      reconcile_tick_.spliced[size_t(ReconcileSplice::kTailcallDispatcher)] += dispatchers;
+    }
+    splices_[splice.node].assign(frames, frames + splice.count);
+  }
+  reconcile_total_.add(reconcile_tick_);
+  if (unexplained_pending_) {
+    unexplained_pending_ = false;
+    auto name = [&](const SampleFrame& f) {
+      return f.native ? "[native 0x" + std::to_string(f.id) + "]" : names_.lookup(f.id).name;
+    };
+    std::string text = "unexplained difference between the shadow stack and a snapshot (root first):\n";
+    size_t rows = std::max(unexplained_shadow_.size(), unexplained_snapshot_.size());
+    for (size_t r = 0; r < rows; ++r) {
+      std::string left = r < unexplained_shadow_.size() ? names_.lookup(unexplained_shadow_[r]).name : "";
+      std::string right = r < unexplained_snapshot_.size() ? name(unexplained_snapshot_[r]) : "";
+      std::string mark = r == unexplained_shadow_at_ ? " <shadow" : "";
+      if (r == unexplained_snapshot_at_) mark += " <snapshot";
+      char line[512];
+      std::snprintf(line, sizeof line, "  %-70.70s | %-70.70s%s\n", left.c_str(), right.c_str(), mark.c_str());
+      text += line;
+    }
+    first_unexplained_ = text;
+    log::always(text);
+  }
+}
+
+ReconcileCounts Sampler::reconcile_counts() {
+  std::lock_guard<std::mutex> lock(tree_mutex_);
+  return reconcile_total_;
+}
+
+std::string Sampler::first_unexplained() {
+  std::lock_guard<std::mutex> lock(tree_mutex_);
+  return first_unexplained_;
+}
+
 void Sampler::attribute() {
   std::lock_guard<std::mutex> lock(tree_mutex_);
   if (stopped_) return;
+  if (options_.shadows && tick_.suspensions) after_reconcile();
   for (Walk& walk : walks_) {
     SampledThread& t = *walk.thread;
     stack_.clear();

@@ -1,6 +1,8 @@
-// The sampler thread: every interval it captures the native top of each known thread (by signal), suspends the
-// runtime, walks every managed thread with DoStackSnapshot, resumes, and then adds the stacks to each thread's
-// SampledTree.
+// The sampler thread. Sampled mode: every interval it captures the native top of each known thread (by signal),
+// suspends the runtime, walks every managed thread with DoStackSnapshot, resumes, and then adds the stacks to each
+// thread's SampledTree. Shadow mode: every interval it counts a sample on each thread's current shadow node (one
+// load, no suspension), and every reconcile interval it takes a snapshot and aligns it with the shadow stack of
+// the same thread, under the same suspension (merge/reconcile.h).
 //
 // Contract:
 // - The thread is umbra's own and never runs managed code; it calls InitializeCurrentThread once.
@@ -13,6 +15,8 @@
 #pragma once
 
 #include <array>
+#include <string>
+#include <unordered_map>
 #include <atomic>
 #include <memory>
 #include <mutex>
@@ -20,9 +24,12 @@
 #include <vector>
 
 #include "clr/corprof.h"
+#include "hooks/shadow_pool.h"
 #include "merge/function_names.h"
+#include "merge/reconcile.h"
 #include "snapshot/sample_drop.h"
 #include "snapshot/sampled_tree.h"
+#include "snapshot/stack_walk.h"
 #include "threads/thread_registry.h"
 
 namespace umbra {
@@ -39,9 +46,18 @@ struct SamplerStats {
   bool native_tops = false;  // a signal was free for native-top capture
 };
 
+struct SamplerOptions {
+  uint32_t interval_ms = 10;
+  ShadowPool* shadows = nullptr;  // shadow mode when set
+  uint32_t reconcile_every = 10;  // shadow mode: a snapshot every this many ticks
+};
+
+// Runs of frames remembered per shadow node from the last reconcile that saw them (root first).
+using SpliceMap = std::unordered_map<const CallNode*, std::vector<SampleFrame>>;
+
 class Sampler {
  public:
-  Sampler(clr::ICorProfilerInfo10& info, ThreadRegistry& threads, FunctionNames& names, uint32_t interval_ms);
+  Sampler(clr::ICorProfilerInfo10& info, ThreadRegistry& threads, FunctionNames& names, SamplerOptions options);
   ~Sampler();
   Sampler(const Sampler&) = delete;
   Sampler& operator=(const Sampler&) = delete;
@@ -52,6 +68,11 @@ class Sampler {
 
   std::mutex& tree_mutex() { return tree_mutex_; }
   SamplerStats stats();  // takes tree_mutex()
+  ReconcileCounts reconcile_counts();  // takes tree_mutex()
+  // For the report, once stop() has returned.
+  const SpliceMap& splices() const { return splices_; }
+  // The first unexplained difference, both stacks side by side (empty if none).
+  std::string first_unexplained();
 
  private:
   struct Walk {
@@ -63,6 +84,9 @@ class Sampler {
 
   void run();
   void tick();
+  void shadow_sample();
+  void reconcile_walk(SampledThread& target, clr::ThreadID id, const FrameSink& sink);
+  void after_reconcile();
   void capture_native_tops();
   void walk_suspended();
   void attribute();
@@ -71,7 +95,8 @@ class Sampler {
   clr::ICorProfilerInfo10& info_;
   ThreadRegistry& threads_;
   FunctionNames& names_;
-  const uint32_t interval_ms_;
+  const SamplerOptions options_;
+  uint64_t tick_index_ = 0;
   std::atomic<bool> stopping_{false};
   std::thread thread_;
 
@@ -88,6 +113,21 @@ class Sampler {
   std::vector<clr::ThreadID> enumerated_;
   std::vector<clr::ThreadID> unknown_;
   std::vector<SampleFrame> stack_;  // scratch for one stitched stack
+
+  // Shadow mode.
+  std::vector<std::pair<clr::ThreadID, ThreadShadow*>> shadows_by_id_;  // prepared before suspending
+  std::vector<SampleFrame> reconcile_frames_;
+  std::vector<Splice> splice_buffer_;
+  std::vector<SampleFrame> splice_frame_buffer_;
+  ReconcileScratch scratch_;
+  ReconcileCounts reconcile_tick_;
+  ReconcileCounts reconcile_total_;  // under tree_mutex_
+  SpliceMap splices_;                // under tree_mutex_
+  std::string first_unexplained_;    // under tree_mutex_
+  bool unexplained_pending_ = false;
+  std::vector<clr::FunctionID> unexplained_shadow_;
+  std::vector<SampleFrame> unexplained_snapshot_;
+  uint32_t unexplained_shadow_at_ = 0, unexplained_snapshot_at_ = 0;
 };
 
 }  // namespace umbra

@@ -1,0 +1,98 @@
+#include "merge/reconcile.h"
+
+namespace umbra {
+namespace {
+
+// The next managed frame at or after `from` in a root-first snapshot, or `count`.
+size_t next_managed(const SampleFrame* frames, size_t count, size_t from) {
+  while (from < count && frames[from].native) ++from;
+  return from;
+}
+
+void record_splice(ReconcileScratch& s, const CallNode* node, const SampleFrame* frames, size_t first, size_t end,
+                   bool native) {
+  if (first >= end || s.splice_count == s.splice_capacity) return;
+  size_t n = end - first;
+  if (s.splice_frame_count + n > s.splice_frame_capacity) return;
+  for (size_t i = 0; i < n; ++i) s.splice_frames[s.splice_frame_count + i] = frames[first + i];
+  s.splices[s.splice_count++] = {node, uint32_t(s.splice_frame_count), uint32_t(n), native};
+  s.splice_frame_count += n;
+}
+
+}  // namespace
+
+void ReconcileCounts::add(const ReconcileCounts& o) {
+  snapshots += o.snapshots;
+  frames_compared += o.frames_compared;
+  unexplained += o.unexplained;
+  skipped_exception_in_flight += o.skipped_exception_in_flight;
+  unseen_top_frames += o.unseen_top_frames;
+  for (size_t i = 0; i < repairs.size(); ++i) repairs[i] += o.repairs[i];
+  for (size_t i = 0; i < spliced.size(); ++i) spliced[i] += o.spliced[i];
+  for (size_t i = 0; i < kept.size(); ++i) kept[i] += o.kept[i];
+}
+
+ReconcileOutcome align(ThreadShadow& shadow, const SampleFrame* leaf_first, size_t count, ReconcileScratch& scratch,
+                       uint64_t now_ticks) {
+  ReconcileOutcome out;
+  if (shadow.exception_active() || shadow.overflowed()) {
+    ++out.counts.skipped_exception_in_flight;
+    return out;
+  }
+  if (count > scratch.capacity) count = scratch.capacity;
+  SampleFrame* snap = scratch.root_first;
+  for (size_t i = 0; i < count; ++i) snap[i] = leaf_first[count - 1 - i];
+  out.counts.snapshots = 1;
+
+  const uint32_t depth = shadow.depth();
+  uint32_t i = 0;                          // shadow frame
+  size_t j = next_managed(snap, count, 0);  // snapshot managed frame; native frames below the first are the host's
+  size_t segment_start = j;                // first frame after the previous managed one
+  while (i < depth && j < count) {
+    if (shadow.frame_function(i) == snap[j].id) {
+      if (i > 0 && segment_start < j) {
+        record_splice(scratch, shadow.frame_node(i), snap, segment_start, j, true);
+        ++out.counts.spliced[size_t(ReconcileSplice::kNativeSegment)];
+      }
+      ++out.counts.frames_compared;
+      ++i;
+      segment_start = j + 1;
+      j = next_managed(snap, count, j + 1);
+      continue;
+    }
+    // Shadow frames missing from the snapshot here (k), or snapshot frames missing from the shadow (l)?
+    uint32_t k = i + 1;
+    while (k < depth && shadow.frame_function(k) != snap[j].id) ++k;
+    size_t l = next_managed(snap, count, j + 1);
+    size_t extra_managed = 1;
+    while (l < count && snap[l].id != shadow.frame_function(i)) {
+      l = next_managed(snap, count, l + 1);
+      ++extra_managed;
+    }
+    if (k < depth && (l >= count || k - i <= extra_managed)) {
+      out.counts.kept[size_t(ReconcileKept::kStaleMiddleFrame)] += k - i;
+      i = k;
+    } else if (l < count) {
+      // Managed frames the hooks never saw (classified after the resume: dispatcher or uninstrumented).
+      record_splice(scratch, shadow.frame_node(i), snap, j, l, false);
+      out.counts.spliced[size_t(ReconcileSplice::kUninstrumented)] += extra_managed;
+      segment_start = l;
+      j = l;
+    } else {
+      out.unexplained = true;
+      ++out.counts.unexplained;
+      out.shadow_at = i;
+      out.snapshot_at = uint32_t(j);
+      return out;
+    }
+  }
+  for (; j < count; j = next_managed(snap, count, j + 1)) ++out.counts.unseen_top_frames;
+  if (i < depth) {
+    // The real stack ends below the shadow's top: those frames returned without a leave.
+    out.counts.repairs[size_t(ReconcileRepair::kMissedLeave)] += depth - i;
+    shadow.repair_truncate(i, now_ticks);
+  }
+  return out;
+}
+
+}  // namespace umbra
