@@ -343,6 +343,7 @@ struct ICorProfilerInfo10 : ICorProfilerInfo9 {
   virtual HRESULT SuspendRuntime() = 0;                                                     // 97
   virtual HRESULT ResumeRuntime() = 0;                                                      // 98
 };
+
 // clang-format on
 
 #undef UMBRA_UNUSED_SLOT

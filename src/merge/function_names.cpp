@@ -1,5 +1,6 @@
 #include "merge/function_names.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "clr/guids.h"
@@ -59,10 +60,41 @@ FunctionName FunctionNames::lookup(clr::FunctionID function) {
   return functions_.emplace(function, resolve_locked(function)).first->second;
 }
 
+namespace {
+
+// .NET 9+ dispatches exceptions in managed code; these frames carry hooks but never appear in a snapshot.
+bool is_exception_dispatch(const std::string& name) {
+  for (const char* prefix : {"System.Runtime.EH.", "System.Runtime.EH+", "System.Runtime.ExceptionServices.InternalCalls.",
+                             "System.Runtime.StackFrameIterator."})
+    if (name.rfind(prefix, 0) == 0) return true;
+  return false;
+}
+
+}  // namespace
+
 void FunctionNames::ensure(clr::FunctionID function) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (!frozen_ && functions_.find(function) == functions_.end())
-    functions_.emplace(function, resolve_locked(function));
+  if (frozen_ || functions_.find(function) != functions_.end()) return;
+  auto& name = functions_.emplace(function, resolve_locked(function)).first->second;
+  if (is_exception_dispatch(name.name)) {
+    invisible_.push_back(function);
+    ++invisible_generation_;
+  }
+}
+
+void FunctionNames::mark_invisible(clr::FunctionID function) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  invisible_.push_back(function);
+  ++invisible_generation_;
+}
+
+bool FunctionNames::copy_invisible(uint64_t& generation, std::vector<clr::FunctionID>& out) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (generation == invisible_generation_) return false;
+  generation = invisible_generation_;
+  out = invisible_;
+  std::sort(out.begin(), out.end());
+  return true;
 }
 
 void FunctionNames::freeze() {

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "clr/corprof.h"
 #include "clr/metadata.h"
@@ -31,6 +32,14 @@ class FunctionNames {
   // Stops calling into the runtime (it is shutting down); lookup() then answers from the cache only.
   void freeze();
   size_t size() const;
+
+  // Functions whose frames the hooks see but stack snapshots never show: dynamic methods and IL stubs
+  // (mark_invisible, from DynamicMethodJITCompilationStarted) and, on .NET 9+, the runtime's managed
+  // exception-dispatch methods (recognized by name when resolved). The reconciliation must not take their frames
+  // for stale ones.
+  void mark_invisible(clr::FunctionID function);
+  // Copies the invisible set, sorted, if it changed since `generation` (updated); false if unchanged.
+  bool copy_invisible(uint64_t& generation, std::vector<clr::FunctionID>& out) const;
   uint64_t jit_compilations() const;
 
  private:
@@ -41,6 +50,8 @@ class FunctionNames {
   mutable std::mutex mutex_;
   bool frozen_ = false;
   uint64_t jit_compilations_ = 0;
+  std::vector<clr::FunctionID> invisible_;
+  uint64_t invisible_generation_ = 0;
   std::unordered_map<clr::FunctionID, FunctionName> functions_;
   std::unordered_map<clr::ModuleID, std::string> modules_;
 };

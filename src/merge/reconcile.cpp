@@ -1,5 +1,7 @@
 #include "merge/reconcile.h"
 
+#include <algorithm>
+
 namespace umbra {
 namespace {
 
@@ -33,7 +35,10 @@ void ReconcileCounts::add(const ReconcileCounts& o) {
 }
 
 ReconcileOutcome align(ThreadShadow& shadow, const SampleFrame* leaf_first, size_t count, ReconcileScratch& scratch,
-                       uint64_t now_ticks) {
+                       const std::vector<clr::FunctionID>& invisible, uint64_t now_ticks) {
+  auto is_invisible = [&](uint32_t frame) {
+    return std::binary_search(invisible.begin(), invisible.end(), shadow.frame_function(frame));
+  };
   ReconcileOutcome out;
   if (shadow.exception_active() || shadow.overflowed()) {
     ++out.counts.skipped_exception_in_flight;
@@ -58,6 +63,11 @@ ReconcileOutcome align(ThreadShadow& shadow, const SampleFrame* leaf_first, size
       ++i;
       segment_start = j + 1;
       j = next_managed(snap, count, j + 1);
+      continue;
+    }
+    if (is_invisible(i)) {
+      ++out.counts.kept[size_t(ReconcileKept::kInvisibleFrame)];
+      ++i;
       continue;
     }
     // Shadow frames missing from the snapshot here (k), or snapshot frames missing from the shadow (l)?
@@ -87,7 +97,13 @@ ReconcileOutcome align(ThreadShadow& shadow, const SampleFrame* leaf_first, size
     }
   }
   for (; j < count; j = next_managed(snap, count, j + 1)) ++out.counts.unseen_top_frames;
-  if (i < depth) {
+  bool invisible_above = false;
+  for (uint32_t q = i; q < depth; ++q) invisible_above |= is_invisible(q);
+  if (i < depth && invisible_above) {
+    // Frames snapshots cannot show are above the snapshot's top (an exception being dispatched, an IL stub):
+    // what lies there cannot be judged from this snapshot.
+    out.counts.kept[size_t(ReconcileKept::kInvisibleFrame)] += depth - i;
+  } else if (i < depth) {
     // The real stack ends below the shadow's top: those frames returned without a leave.
     out.counts.repairs[size_t(ReconcileRepair::kMissedLeave)] += depth - i;
     shadow.repair_truncate(i, now_ticks);

@@ -4,6 +4,8 @@
 // - native frames between two managed ones: spliced (remembered for the sampled view);
 // - managed frames the snapshot shows and the hooks never saw: spliced as uninstrumented (classified afterwards:
 //   the runtime's tail-call dispatcher is explained by tail calls, anything else is uninstrumented code);
+// - shadow frames of functions snapshots never show (FunctionNames' invisible set: IL stubs, dynamic methods, the
+//   runtime's exception dispatch): skipped and counted, never repaired;
 // - shadow frames above the snapshot's top: their leave never came; repaired (popped);
 // - shadow frames missing in the middle of the snapshot: stale, counted, kept (the frames above them are live);
 // - anything else: unexplained.
@@ -15,6 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
+#include <vector>
 
 #include "hooks/thread_shadow.h"
 #include "snapshot/sampled_tree.h"
@@ -23,14 +26,14 @@ namespace umbra {
 
 enum class ReconcileRepair : size_t { kMissedLeave, kCount };
 enum class ReconcileSplice : size_t { kNativeSegment, kUninstrumented, kTailcallDispatcher, kCount };
-enum class ReconcileKept : size_t { kStaleMiddleFrame, kCount };
+enum class ReconcileKept : size_t { kStaleMiddleFrame, kInvisibleFrame, kCount };
 
 inline constexpr std::array<std::string_view, size_t(ReconcileRepair::kCount)> kReconcileRepairNames = {
     "missed_leave"};
 inline constexpr std::array<std::string_view, size_t(ReconcileSplice::kCount)> kReconcileSpliceNames = {
     "native_segment", "uninstrumented", "tailcall_dispatcher"};
 inline constexpr std::array<std::string_view, size_t(ReconcileKept::kCount)> kReconcileKeptNames = {
-    "stale_middle_frame"};
+    "stale_middle_frame", "invisible_frame"};
 
 struct ReconcileCounts {
   uint64_t snapshots = 0;
@@ -70,7 +73,8 @@ struct ReconcileOutcome {
 };
 
 // `leaf_first`: the snapshot as the walk produced it. `now_ticks` times frames popped by a repair.
+// `invisible` (sorted) lists functions whose frames snapshots never show.
 ReconcileOutcome align(ThreadShadow& shadow, const SampleFrame* leaf_first, size_t count, ReconcileScratch& scratch,
-                       uint64_t now_ticks);
+                       const std::vector<clr::FunctionID>& invisible, uint64_t now_ticks);
 
 }  // namespace umbra

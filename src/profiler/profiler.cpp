@@ -122,6 +122,13 @@ clr::HRESULT Profiler::JITCompilationFinished(FunctionID function, HRESULT, BOOL
   });
 }
 
+// IL stubs and dynamic methods: their frames never appear in a snapshot.
+clr::HRESULT Profiler::DynamicMethodJITCompilationStarted(FunctionID function, BOOL, LPCBYTE, ULONG) {
+  return guarded("DynamicMethodJITCompilationStarted", [&] {
+    if (Session* s = active_session()) s->names().mark_invisible(function);
+  });
+}
+
 // The exception callbacks run on the thread whose frames unwind, so they may update its shadow like a hook.
 clr::HRESULT Profiler::ExceptionThrown(ObjectID) {
   if (ThreadShadow* shadow = hooks::existing_shadow()) shadow->exception_thrown();

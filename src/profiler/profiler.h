@@ -24,6 +24,8 @@ class Profiler final : public CallbackDefaults {
   HRESULT ThreadAssignedToOSThread(ThreadID thread, DWORD os_thread_id) override;
   HRESULT ThreadNameChanged(ThreadID thread, ULONG cch_name, WCHAR name[]) override;
   HRESULT JITCompilationFinished(FunctionID function, HRESULT status, BOOL is_safe_to_block) override;
+  HRESULT DynamicMethodJITCompilationStarted(FunctionID function, BOOL is_safe_to_block, LPCBYTE il_header,
+                                             ULONG il_header_size) override;
   HRESULT ExceptionThrown(ObjectID exception) override;
   HRESULT ExceptionSearchFunctionEnter(FunctionID function) override;
   HRESULT ExceptionSearchCatcherFound(FunctionID function) override;

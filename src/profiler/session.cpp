@@ -3,10 +3,12 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <thread>
 #include <vector>
 
+#include "clr/guids.h"
 #include "hooks/elt2_hooks.h"
 #include "merge/sampled_tree_builder.h"
 #include "merge/tree_builder.h"
@@ -221,6 +223,10 @@ void Session::add_shadow_threads(Report& report) {
   stats.set("leave_hooks", leaves);
   stats.set("tailcall_hooks", tailcalls);
   stats.set("exception_unwinds", unwinds);
+  // The JIT turns a method's tail call to itself into a loop (the calls never happen) unless
+  // DOTNET_TailCallLoopOpt=0 is in the environment when the process starts (umbra run sets it).
+  const char* loop_opt = std::getenv("DOTNET_TailCallLoopOpt");
+  stats.set("recursive_tail_calls_counted", loop_opt != nullptr && std::string(loop_opt) == "0");
   JsonValue drop_stats = JsonValue::object();
   for (size_t r = 0; r < kDropReasonCount; ++r) drop_stats.set(std::string(kDropReasonNames[r]), drops[r]);
   stats.set("drops", std::move(drop_stats));

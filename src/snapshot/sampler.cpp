@@ -89,6 +89,7 @@ void Sampler::tick() {
       if (s.thread_id != 0 && !s.retired.load(std::memory_order_acquire)) shadows_by_id_.emplace_back(s.thread_id, &s);
     });
     std::sort(shadows_by_id_.begin(), shadows_by_id_.end());
+    names_.copy_invisible(invisible_generation_, invisible_);
     reconcile_tick_ = ReconcileCounts{};
     scratch_ = ReconcileScratch{reconcile_frames_.data(), reconcile_frames_.size(), splice_buffer_.data(),
                                 splice_buffer_.size(), 0, splice_frame_buffer_.data(), splice_frame_buffer_.size(), 0};
@@ -209,7 +210,7 @@ void Sampler::reconcile_walk(SampledThread&, clr::ThreadID id, const FrameSink& 
   auto it = std::lower_bound(shadows_by_id_.begin(), shadows_by_id_.end(), std::make_pair(id, (ThreadShadow*)nullptr));
   if (it == shadows_by_id_.end() || it->first != id) return;  // a thread with no managed call hooked yet
   ThreadShadow& shadow = *it->second;
-  ReconcileOutcome outcome = align(shadow, sink.frames, sink.count, scratch_, read_ticks());
+  ReconcileOutcome outcome = align(shadow, sink.frames, sink.count, scratch_, invisible_, read_ticks());
   reconcile_tick_.add(outcome.counts);
   if (outcome.unexplained && !unexplained_pending_ && first_unexplained_.empty()) {
     // Keep both stacks (preallocated) to log once after the resume.

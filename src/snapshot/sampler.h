@@ -120,6 +120,8 @@ class Sampler {
   std::vector<Splice> splice_buffer_;
   std::vector<SampleFrame> splice_frame_buffer_;
   ReconcileScratch scratch_;
+  std::vector<clr::FunctionID> invisible_;  // sorted; refreshed before suspending when it changed
+  uint64_t invisible_generation_ = 0;
   ReconcileCounts reconcile_tick_;
   ReconcileCounts reconcile_total_;  // under tree_mutex_
   SpliceMap splices_;                // under tree_mutex_

@@ -14,6 +14,7 @@
 
 #include "clr/guids.h"
 #include "launcher.h"
+#include "profiler/config.h"
 
 namespace {
 
@@ -66,6 +67,11 @@ int main(int argc, char** argv) {
   setenv("CORECLR_PROFILER_PATH", library_path.c_str(), 1);
   unsetenv("CORECLR_PROFILER_PATH_64");  // it would win over CORECLR_PROFILER_PATH
   for (const auto& [name, value] : run.environment) setenv(name.c_str(), value.c_str(), 1);
+  // Every call in the source is counted unless inlining is allowed: that includes a method's tail calls to itself,
+  // which the JIT otherwise turns into a loop. The JIT reads this only from the environment at start-up.
+  const char* allow_inlining = std::getenv("UMBRA_ALLOW_INLINING");
+  bool inlining_allowed = allow_inlining && umbra::parse_bool(allow_inlining).value_or(false);
+  if (!inlining_allowed) setenv("DOTNET_TailCallLoopOpt", "0", 0);
 
   struct sigaction forward {};
   forward.sa_handler = forward_signal;

@@ -1,0 +1,172 @@
+// Shadow mode with snapshots: explicit IL tail calls counted exactly, reconciliation that finds nothing
+// unexplained, and native frames spliced between a managed caller and a managed callback.
+#include <gtest/gtest.h>
+
+#include "e2e_env.h"
+#include "process.h"
+#include "report_query.h"
+
+namespace umbra::testing {
+namespace {
+
+const std::string T = "TailCalls.Program.";
+const std::string E = "TailEmit.Chains.";
+
+class HybridTailCalls : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    std::string dir = scratch_dir("hybrid_tail_calls");
+    std::vector<std::string> modes = {"self", "mutual", "throw", "native", "helper", "implicit"};
+    std::vector<std::string> plain_argv = {"dotnet", app_dll("TailCalls")};
+    plain_argv.insert(plain_argv.end(), modes.begin(), modes.end());
+    plain_ = new ProcessResult(run_process(plain_argv));
+    std::vector<std::string> argv = {launcher_path(), "run", "--verify", "-o", dir + "/r", "--"};
+    argv.insert(argv.end(), plain_argv.begin(), plain_argv.end());
+    profiled_ = new ProcessResult(run_process(argv));
+    report_ = new JsonValue(load_report(dir + "/r.json"));
+  }
+  static void TearDownTestSuite() {
+    delete plain_;
+    delete profiled_;
+    delete report_;
+  }
+  static const JsonValue& main_thread() { return *thread_with_root(*report_, T + "Main"); }
+  static const JsonValue* at(const std::vector<std::string>& path) { return find_path(main_thread(), path); }
+  static uint64_t tail_of(const JsonValue* n) { return n ? n->find("tail_entries")->as_uint() : 0; }
+
+  static ProcessResult* plain_;
+  static ProcessResult* profiled_;
+  static JsonValue* report_;
+};
+ProcessResult* HybridTailCalls::plain_;
+ProcessResult* HybridTailCalls::profiled_;
+JsonValue* HybridTailCalls::report_;
+
+TEST_F(HybridTailCalls, ProgramUnchangedAndNothingUnexplained) {
+  ASSERT_EQ(plain_->exit_code, 0);
+  EXPECT_EQ(profiled_->exit_code, 0) << profiled_->err;
+  EXPECT_EQ(profiled_->out, plain_->out);
+  EXPECT_EQ(plain_->out, "tail calls: 2000102\n");
+  const JsonValue* reconcile = report_->find("stats")->find("reconcile");
+  ASSERT_NE(reconcile, nullptr);
+  EXPECT_GT(reconcile->find("snapshots")->as_uint(), 0u);
+  EXPECT_GT(reconcile->find("frames_compared")->as_uint(), 0u);
+  EXPECT_EQ(reconcile->find("unexplained")->as_uint(), 0u);
+  EXPECT_NE(profiled_->err.find("0 UNEXPLAINED differences"), std::string::npos) << profiled_->err;
+  EXPECT_EQ(report_->find("stats")->find("drops")->find("unmatched_leave")->as_uint(), 0u);
+  EXPECT_TRUE(report_->find("stats")->find("recursive_tail_calls_counted")->as_bool());
+}
+
+TEST_F(HybridTailCalls, SelfTailRecursionTwoMillionDeep) {
+  const JsonValue* self = at({T + "Main", T + "RunSelf", E + "SelfTail"});
+  ASSERT_NE(self, nullptr);
+  EXPECT_EQ(calls_of(*self), 2000001u);
+  EXPECT_EQ(tail_of(self), 2000000u);
+  EXPECT_EQ(find_anywhere(children_of(*self), E + "SelfTail"), nullptr) << "no chain of frames";
+}
+
+TEST_F(HybridTailCalls, MutualTailRecursionOneMillionDeep) {
+  const JsonValue* even = at({T + "Main", T + "RunMutual", E + "IsEven"});
+  const JsonValue* odd = at({T + "Main", T + "RunMutual", E + "IsOdd"});
+  ASSERT_NE(even, nullptr);
+  ASSERT_NE(odd, nullptr);
+  EXPECT_EQ(calls_of(*even), 500001u);
+  EXPECT_EQ(calls_of(*odd), 500000u);
+  EXPECT_EQ(tail_of(even), 500000u);
+  EXPECT_EQ(tail_of(odd), 500000u);
+}
+
+TEST_F(HybridTailCalls, TailCallEndingInAThrow) {
+  const JsonValue* chain = at({T + "Main", T + "RunThrow", E + "TailThrow"});
+  ASSERT_NE(chain, nullptr);
+  EXPECT_EQ(calls_of(*chain), 100100u);  // 100 x (1 + 1,000 tail calls)
+  EXPECT_EQ(tail_of(chain), 100000u);
+  EXPECT_EQ(calls_of(*at({T + "Main", T + "RunThrow", T + "AfterThrow"})), 100u);
+  EXPECT_EQ(total_calls(roots_of(main_thread()), T + "AfterThrow"), 100u);
+}
+
+TEST_F(HybridTailCalls, TailCallIntoNativeCode) {
+  const JsonValue* chain = at({T + "Main", T + "RunNative", E + "TailToNative"});
+  ASSERT_NE(chain, nullptr);
+  EXPECT_EQ(calls_of(*chain), 1001u);
+  const JsonValue* native_caller = at({T + "Main", T + "RunNative", T + "CallsNative"});
+  ASSERT_NE(native_caller, nullptr);
+  EXPECT_EQ(calls_of(*native_caller), 1u);
+  EXPECT_EQ(tail_of(native_caller), 1u) << "entered through the last tail call, beside its caller";
+}
+
+TEST_F(HybridTailCalls, HelperBasedTailCallsStayShallow) {
+  EXPECT_EQ(total_calls(roots_of(main_thread()), E + "HelperChain"), 100001u);
+  EXPECT_EQ(total_calls(roots_of(main_thread()), E + "HelperWide"), 100000u);
+  // However the runtime dispatches them, the tree stays shallow: no node sits more than a few levels below RunHelper.
+  int deepest = 0;
+  for_each_path(main_thread(), [&](const std::vector<const JsonValue*>& path) {
+    if (name_of(*path.back()).rfind(E, 0) == 0) deepest = std::max(deepest, int(path.size()));
+  });
+  EXPECT_LE(deepest, 6);
+}
+
+TEST_F(HybridTailCalls, ImplicitTailCallsAreExactEitherWay) {
+  // Whether or not the JIT replaces ImplicitCaller's frame, every call is counted once, and an entry beside the
+  // caller is always marked as a tail entry.
+  EXPECT_EQ(total_calls(roots_of(main_thread()), T + "ImplicitCaller"), 1000u);
+  EXPECT_EQ(total_calls(roots_of(main_thread()), T + "ImplicitCallee"), 1000u);
+  const JsonValue* beside = at({T + "Main", T + "RunImplicit", T + "ImplicitCallee"});
+  if (beside) EXPECT_EQ(tail_of(beside), calls_of(*beside));
+}
+
+TEST(Hybrid, KnownCountsStayExactWhenCheckedAtEveryTick) {
+  std::string dir = scratch_dir("hybrid_known_counts");
+  ProcessResult r = run_process({launcher_path(), "run", "--verify", "--interval-ms", "1", "-o", dir + "/r", "--",
+                                 "dotnet", app_dll("KnownCounts")});
+  ASSERT_EQ(r.exit_code, 3) << r.err;
+  JsonValue report = load_report(dir + "/r.json");
+  const std::string P = "KnownCounts.Program.";
+  const JsonValue* main = thread_with_root(report, P + "Main");
+  ASSERT_NE(main, nullptr);
+  const JsonValue* fib = find_path(*main, {P + "Main", P + "RunRecursion", P + "Fib"});
+  ASSERT_NE(fib, nullptr);
+  EXPECT_EQ(calls_of(*fib) + total_calls(children_of(*fib), P + "Fib"), 21891u);
+  EXPECT_EQ(calls_of(*find_path(*main, {P + "Main", P + "RunExceptions", P + "AfterCatch"})), 100u);
+  EXPECT_EQ(total_calls(roots_of(*main), P + "AfterCatch"), 100u);
+  for (int k = 1; k <= 4; ++k)
+    EXPECT_EQ(total_calls(roots_of(*thread_named(report, "Worker-" + std::to_string(k))), P + "Work"),
+              uint64_t(k) * 100);
+  const JsonValue* reconcile = report.find("stats")->find("reconcile");
+  EXPECT_GT(reconcile->find("snapshots")->as_uint(), 10u);
+  EXPECT_EQ(reconcile->find("unexplained")->as_uint(), 0u);
+  EXPECT_EQ(report.find("stats")->find("drops")->find("unmatched_leave")->as_uint(), 0u);
+}
+
+TEST(Hybrid, NativeSegmentBetweenCallerAndCallbackInShadowMode) {
+  std::string dir = scratch_dir("hybrid_callback");
+  ProcessResult r = run_process({launcher_path(), "run", "--interval-ms", "2", "--reconcile-ms", "20", "-o",
+                                 dir + "/r", "--", "dotnet", app_dll("NativeMix"), "callback"},
+                                {{"UMBRA_TEST_NATIVE_LIB", native_test_library()}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  JsonValue report = load_report(dir + "/r.json");
+  uint64_t callback_calls = 0, callback_samples = 0, with_segment = 0;
+  for (const auto& thread : threads_of(report)) {
+    for_each_path(thread, [&](const std::vector<const JsonValue*>& path) {
+      const JsonValue& n = *path.back();
+      if (name_of(n) != "NativeMix.Program.Callback") return;
+      callback_calls += calls_of(n);
+      callback_samples += samples_of(n);
+      bool trampoline = false;
+      for (size_t i = path.size() - 1; i-- > 0;) {
+        if (path[i]->find("kind")->as_string() == "managed") {
+          if (name_of(*path[i]) == "NativeMix.Program.RunCallback" && trampoline) with_segment += samples_of(n);
+          break;
+        }
+        trampoline |= name_of(*path[i]) == "umbra_native_trampoline";
+      }
+    });
+  }
+  EXPECT_EQ(callback_calls, 300u);  // exact calls survive the splice
+  ASSERT_GT(callback_samples, 100u);
+  EXPECT_GE(2 * with_segment, callback_samples) << with_segment << " of " << callback_samples;
+  EXPECT_EQ(report.find("stats")->find("reconcile")->find("unexplained")->as_uint(), 0u);
+}
+
+}  // namespace
+}  // namespace umbra::testing
