@@ -1,5 +1,5 @@
-// CPU-bound managed work on N threads: `Spinners <threads> <units>` gives each thread `units` of fixed work
-// (a small call tree of hashing and arithmetic) and prints the wall time as "elapsed_ms=<value>".
+// CPU-bound managed work on N threads: `Spinners <threads> <units> [depth]` gives each thread `units` of fixed work
+// (a small call tree of hashing and arithmetic), done `depth` frames down, and prints "elapsed_ms=<value>".
 using System;
 using System.Diagnostics;
 using System.Runtime.CompilerServices;
@@ -11,19 +11,23 @@ public static class Program
     {
         int threads = int.Parse(args[0]);
         int units = int.Parse(args[1]);
+        int depth = args.Length > 2 ? int.Parse(args[2]) : 1;
         var sw = Stopwatch.StartNew();
         var workers = new Thread[threads];
         long total = 0;
         for (int t = 0; t < threads; t++)
         {
             int seed = t;
-            workers[t] = new Thread(() => Interlocked.Add(ref total, Work(seed, units)));
+            workers[t] = new Thread(() => Interlocked.Add(ref total, Deep(depth, seed, units)), 64 << 20);
             workers[t].Start();
         }
         foreach (var w in workers) w.Join();
         Console.WriteLine($"elapsed_ms={sw.Elapsed.TotalMilliseconds:F1} check={total & 0xff}");
         return 0;
     }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static long Deep(int depth, int seed, int units) => depth <= 1 ? Work(seed, units) : Deep(depth - 1, seed, units) + 1;
 
     [MethodImpl(MethodImplOptions.NoInlining)]
     static long Work(int seed, int units)

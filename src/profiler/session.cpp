@@ -174,8 +174,11 @@ void Session::add_sampler_stats(Report& report) {
   sampler.set("suspensions", s.suspensions);
   sampler.set("suspended_ns_mean", s.suspensions ? s.suspended_ns_total / s.suspensions : 0);
   sampler.set("suspended_ns_max", s.suspended_ns_max);
+  sampler.set("suspend_wait_ns_mean", s.snapshot_ticks ? s.suspend_wait_ns_total / s.snapshot_ticks : 0);
   sampler.set("tick_ns_mean", s.ticks ? s.tick_ns_total / s.ticks : 0);
   sampler.set("tick_ns_max", s.tick_ns_max);
+  sampler.set("snapshot_ns_mean", s.snapshot_ticks ? s.snapshot_ns_total / s.snapshot_ticks : 0);
+  if (config_.mode == Mode::kShadow) sampler.set("shadow_sample_ns_mean", s.ticks ? s.shadow_sample_ns_total / s.ticks : 0);
   sampler.set("native_tops", s.native_tops);
   sampler.set("abandoned_captures", threads_.abandoned_captures());
   JsonValue drops = JsonValue::object();

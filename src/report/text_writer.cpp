@@ -91,6 +91,23 @@ std::string report_to_text(const Report& report, double min_percent) {
     }
   }
   out += "not captured:" + (drops.empty() ? std::string(" nothing") : drops) + "\n";
+  if (const JsonValue* r = report.stats.find("reconcile"); r && r->is_object()) {
+    auto number = [&](const JsonValue* o, const char* key) {
+      const JsonValue* v = o ? o->find(key) : nullptr;
+      return v && v->is_number() ? v->as_uint() : 0;
+    };
+    auto named = [&](const char* key) {
+      std::string parts;
+      if (const JsonValue* o = r->find(key); o && o->is_object())
+        for (const auto& [k, v] : o->as_object())
+          if (v.is_number() && v.as_uint() > 0) parts += " " + k + "=" + with_commas(v.as_uint());
+      return parts.empty() ? std::string(" none") : parts;
+    };
+    std::snprintf(buf, sizeof buf, "reconciled: %s snapshots, %s frames compared, %s unexplained; repairs:",
+                  with_commas(number(r, "snapshots")).c_str(), with_commas(number(r, "frames_compared")).c_str(),
+                  with_commas(number(r, "unexplained")).c_str());
+    out += buf + named("repairs") + "; spliced:" + named("spliced") + "\n";
+  }
 
   for (const ReportThread& thread : report.threads) {
     bool by_time = report.mode == "shadow";

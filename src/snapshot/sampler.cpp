@@ -78,7 +78,9 @@ void Sampler::tick() {
   tick_ = SamplerStats{};
   tick_.ticks = 1;
   if (options_.shadows) {
+    uint64_t before = monotonic_ns();
     shadow_sample();
+    tick_.shadow_sample_ns_total = monotonic_ns() - before;
     if (tick_index_++ % options_.reconcile_every != 0) {
       attribute();
       return;
@@ -110,7 +112,9 @@ void Sampler::tick() {
   capture_native_tops();
   if (stopping_.load(std::memory_order_acquire)) return;
 
+  uint64_t suspend_called = monotonic_ns();
   clr::HRESULT hr = info_.SuspendRuntime();
+  tick_.suspend_wait_ns_total = monotonic_ns() - suspend_called;
   if (!clr::succeeded(hr)) {
     count(hr == clr::CORPROF_E_SUSPENSION_IN_PROGRESS ? SampleDrop::kSuspensionInProgress : SampleDrop::kSuspendFailed);
   } else {
@@ -315,12 +319,20 @@ void Sampler::attribute() {
       if (!frames_[walk.first + i].native) names_.ensure(frames_[walk.first + i].id);
   }
   tick_.tick_ns_total = tick_.tick_ns_max = monotonic_ns() - tick_start_ns_;
+  if (tick_.suspensions) {
+    tick_.snapshot_ticks = 1;
+    tick_.snapshot_ns_total = tick_.tick_ns_total - tick_.shadow_sample_ns_total;
+  }
   stats_.ticks += tick_.ticks;
   stats_.samples += tick_.samples;
   stats_.suspensions += tick_.suspensions;
+  stats_.suspend_wait_ns_total += tick_.suspend_wait_ns_total;
   stats_.suspended_ns_total += tick_.suspended_ns_total;
   stats_.suspended_ns_max = std::max(stats_.suspended_ns_max, tick_.suspended_ns_max);
   stats_.tick_ns_total += tick_.tick_ns_total;
+  stats_.shadow_sample_ns_total += tick_.shadow_sample_ns_total;
+  stats_.snapshot_ticks += tick_.snapshot_ticks;
+  stats_.snapshot_ns_total += tick_.snapshot_ns_total;
   stats_.tick_ns_max = std::max(stats_.tick_ns_max, tick_.tick_ns_max);
   for (size_t r = 0; r < kSampleDropCount; ++r) stats_.drops[r] += tick_.drops[r];
 }

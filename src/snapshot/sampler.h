@@ -40,8 +40,12 @@ struct SamplerStats {
   uint64_t suspended_ns_total = 0;
   uint64_t suspended_ns_max = 0;
   uint64_t suspensions = 0;
+  uint64_t suspend_wait_ns_total = 0;  // inside SuspendRuntime: waiting for every thread to reach a safe point
   uint64_t tick_ns_total = 0;  // whole ticks: native tops, suspension, walks, attribution
   uint64_t tick_ns_max = 0;
+  uint64_t shadow_sample_ns_total = 0;  // shadow mode: counting each thread's current node
+  uint64_t snapshot_ticks = 0;          // ticks that suspended the runtime
+  uint64_t snapshot_ns_total = 0;       // their whole cost (in shadow mode: the reconciliation)
   std::array<uint64_t, kSampleDropCount> drops{};
   bool native_tops = false;  // a signal was free for native-top capture
 };
