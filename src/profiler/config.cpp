@@ -125,8 +125,12 @@ Config load_config(const EnvLookup& env, int64_t pid, std::vector<std::string>& 
   read<uint32_t>(env, "UMBRA_INTERVAL_MS", config.interval_ms, interval, "a whole number of ms from 1 to 60000",
                  "10", warnings);
 
-  read<uint32_t>(env, "UMBRA_RECONCILE_MS", config.reconcile_ms, interval, "a whole number of ms from 1 to 60000",
-                 "100", warnings);
+  auto reconcile = [](const std::string& t) -> std::optional<uint32_t> {
+    if (auto v = parse_unsigned(t, 0, 60000)) return uint32_t(*v);
+    return std::nullopt;
+  };
+  read<uint32_t>(env, "UMBRA_RECONCILE_MS", config.reconcile_ms, reconcile,
+                 "a whole number of ms from 0 (off) to 60000", "100", warnings);
   read<bool>(env, "UMBRA_VERIFY", config.verify, parse_bool, "0 or 1", "0", warnings);
 
   auto depth = [](const std::string& t) -> std::optional<uint32_t> {

@@ -19,7 +19,7 @@ struct Config {
   std::string log_level = "warn";
   double min_percent = 0.5;
   uint32_t interval_ms = 10;
-  uint32_t reconcile_ms = 100;   // shadow mode: a snapshot to check the shadow stacks against
+  uint32_t reconcile_ms = 100;   // shadow mode: a snapshot to check the shadow stacks against; 0: none
   bool verify = false;           // reconcile at every tick and summarize differences loudly at exit
   std::vector<std::string> formats = {"json", "text"};
   bool allow_inlining = false;    // inlined calls are invisible to the hooks

@@ -62,8 +62,10 @@ clr::HRESULT Session::start() { return config_.mode == Mode::kSampled ? start_sa
 
 clr::HRESULT Session::start_shadow() {
   clr::DWORD mask = clr::COR_PRF_MONITOR_ENTERLEAVE | clr::COR_PRF_MONITOR_THREADS |
-                    clr::COR_PRF_MONITOR_EXCEPTIONS | clr::COR_PRF_MONITOR_JIT_COMPILATION |
-                    clr::COR_PRF_ENABLE_STACK_SNAPSHOT;
+                    clr::COR_PRF_MONITOR_EXCEPTIONS | clr::COR_PRF_MONITOR_JIT_COMPILATION;
+  // Snapshots need ENABLE_STACK_SNAPSHOT, which puts every ELT2 hook on the runtime's slower path.
+  const bool snapshots = config_.verify || config_.reconcile_ms > 0;
+  if (snapshots) mask |= clr::COR_PRF_ENABLE_STACK_SNAPSHOT;
   if (!config_.allow_inlining) mask |= clr::COR_PRF_DISABLE_INLINING;
   // .NET 10 already JIT-compiles every method once enter/leave hooks are on (ReadyToRun code has no hooks); the
   // flag keeps precompiled framework code out on runtimes that would otherwise use it.
@@ -85,7 +87,9 @@ clr::HRESULT Session::start_shadow() {
   options.interval_ms = config_.interval_ms;
   options.shadows = &pool_;
   options.reconcile_every =
-      config_.verify ? 1 : std::max<uint32_t>(1, (config_.reconcile_ms + config_.interval_ms / 2) / config_.interval_ms);
+      config_.verify ? 1
+      : snapshots    ? std::max<uint32_t>(1, (config_.reconcile_ms + config_.interval_ms / 2) / config_.interval_ms)
+                     : 0;
   sampler_ = std::make_unique<Sampler>(*info_, threads_, names_, options);
   sampler_->start();
   log::info("shadow mode: event mask 0x{:x}, report to {}.*", mask, config_.output_prefix);

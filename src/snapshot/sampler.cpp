@@ -81,7 +81,7 @@ void Sampler::tick() {
     uint64_t before = monotonic_ns();
     shadow_sample();
     tick_.shadow_sample_ns_total = monotonic_ns() - before;
-    if (tick_index_++ % options_.reconcile_every != 0) {
+    if (options_.reconcile_every == 0 || tick_index_++ % options_.reconcile_every != 0) {
       attribute();
       return;
     }

@@ -53,7 +53,7 @@ struct SamplerStats {
 struct SamplerOptions {
   uint32_t interval_ms = 10;
   ShadowPool* shadows = nullptr;  // shadow mode when set
-  uint32_t reconcile_every = 10;  // shadow mode: a snapshot every this many ticks
+  uint32_t reconcile_every = 10;  // shadow mode: a snapshot every this many ticks; 0: never
 };
 
 // Runs of frames remembered per shadow node from the last reconcile that saw them (root first).

@@ -168,5 +168,18 @@ TEST(Hybrid, NativeSegmentBetweenCallerAndCallbackInShadowMode) {
   EXPECT_EQ(report.find("stats")->find("reconcile")->find("unexplained")->as_uint(), 0u);
 }
 
+TEST(Hybrid, ReconcilingCanBeTurnedOff) {
+  // --reconcile-ms 0: no snapshots (and no stack-snapshot flag on the hooks), the same exact counts.
+  std::string dir = scratch_dir("hybrid_off");
+  ProcessResult r = run_process({launcher_path(), "run", "--reconcile-ms", "0", "-o", dir + "/r", "--", "dotnet",
+                                 app_dll("KnownCounts")});
+  ASSERT_EQ(r.exit_code, 3) << r.err;
+  JsonValue report = load_report(dir + "/r.json");
+  EXPECT_EQ(report.find("stats")->find("reconcile")->find("snapshots")->as_uint(), 0u);
+  EXPECT_EQ(report.find("stats")->find("sampler")->find("suspensions")->as_uint(), 0u);
+  const std::string P = "KnownCounts.Program.";
+  EXPECT_EQ(total_calls(roots_of(*thread_with_root(report, P + "Main")), P + "Leaf"), 1000u);
+}
+
 }  // namespace
 }  // namespace umbra::testing

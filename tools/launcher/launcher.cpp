@@ -40,6 +40,9 @@ std::string check_formats(const std::string& v) {
     if (!is_known_format(f)) return "names unknown format '" + f + "' (known: json, text, collapsed, speedscope, html)";
   return "";
 }
+std::string check_reconcile(const std::string& v) {
+  return parse_unsigned(v, 0, 60000) ? "" : "is not a whole number from 0 (off) to 60000";
+}
 std::string check_percent(const std::string& v) { return parse_percent(v) ? "" : "is not a percentage from 0 to 100"; }
 std::string check_depth(const std::string& v) {
   return parse_unsigned(v, 16, 1u << 24) ? "" : "is not a whole number from 16 to 16777216";
@@ -57,8 +60,8 @@ const std::vector<Option>& options() {
       {{"--format"}, "LIST", "UMBRA_FORMATS", "reports to write (default json,text)", check_formats},
       {{"--min-percent"}, "P", "UMBRA_MIN_PERCENT", "fold text-report nodes under P% of their thread (default 0.5)",
        check_percent},
-      {{"--reconcile-ms"}, "N", "UMBRA_RECONCILE_MS", "shadow mode: check shadow stacks every N ms (default 100)",
-       check_interval},
+      {{"--reconcile-ms"}, "N", "UMBRA_RECONCILE_MS",
+       "shadow mode: check shadow stacks every N ms, 0 off (default 100)", check_reconcile},
       {{"--verify"}, nullptr, "UMBRA_VERIFY", "shadow mode: check at every tick, summarize differences at exit",
        nullptr},
       {{"--allow-inlining"}, nullptr, "UMBRA_ALLOW_INLINING", "let the JIT inline (faster; inlined calls are not seen)",
