@@ -11,14 +11,15 @@ size_t next_managed(const SampleFrame* frames, size_t count, size_t from) {
   return from;
 }
 
-void record_splice(ReconcileScratch& s, const CallNode* node, const SampleFrame* frames, size_t first, size_t end,
+bool record_splice(ReconcileScratch& s, const CallNode* node, const SampleFrame* frames, size_t first, size_t end,
                    bool native) {
-  if (first >= end || s.splice_count == s.splice_capacity) return;
+  if (first > end) return true;
   size_t n = end - first;
-  if (s.splice_frame_count + n > s.splice_frame_capacity) return;
+  if (s.splice_count == s.splice_capacity || s.splice_frame_count + n > s.splice_frame_capacity) return false;
   for (size_t i = 0; i < n; ++i) s.splice_frames[s.splice_frame_count + i] = frames[first + i];
   s.splices[s.splice_count++] = {node, uint32_t(s.splice_frame_count), uint32_t(n), native};
   s.splice_frame_count += n;
+  return true;
 }
 
 }  // namespace
@@ -28,14 +29,17 @@ void ReconcileCounts::add(const ReconcileCounts& o) {
   frames_compared += o.frames_compared;
   unexplained += o.unexplained;
   skipped_exception_in_flight += o.skipped_exception_in_flight;
+  skipped_truncated += o.skipped_truncated;
+  splices_lost += o.splices_lost;
   unseen_top_frames += o.unseen_top_frames;
   for (size_t i = 0; i < repairs.size(); ++i) repairs[i] += o.repairs[i];
   for (size_t i = 0; i < spliced.size(); ++i) spliced[i] += o.spliced[i];
   for (size_t i = 0; i < kept.size(); ++i) kept[i] += o.kept[i];
 }
 
-ReconcileOutcome align(ThreadShadow& shadow, const SampleFrame* leaf_first, size_t count, ReconcileScratch& scratch,
-                       const std::vector<clr::FunctionID>& invisible, uint64_t now_ticks) {
+ReconcileOutcome align(ThreadShadow& shadow, const SampleFrame* leaf_first, size_t count, bool complete,
+                       ReconcileScratch& scratch, const std::vector<clr::FunctionID>& invisible,
+                       uint64_t now_ticks) {
   auto is_invisible = [&](uint32_t frame) {
     return std::binary_search(invisible.begin(), invisible.end(), shadow.frame_function(frame));
   };
@@ -44,7 +48,11 @@ ReconcileOutcome align(ThreadShadow& shadow, const SampleFrame* leaf_first, size
     ++out.counts.skipped_exception_in_flight;
     return out;
   }
-  if (count > scratch.capacity) count = scratch.capacity;
+  if (!complete || count > scratch.capacity) {
+    // Aligned from the root, a walk missing its root frames would make live frames look stale.
+    ++out.counts.skipped_truncated;
+    return out;
+  }
   SampleFrame* snap = scratch.root_first;
   for (size_t i = 0; i < count; ++i) snap[i] = leaf_first[count - 1 - i];
   out.counts.snapshots = 1;
@@ -55,9 +63,11 @@ ReconcileOutcome align(ThreadShadow& shadow, const SampleFrame* leaf_first, size
   size_t segment_start = j;                // first frame after the previous managed one
   while (i < depth && j < count) {
     if (shadow.frame_function(i) == snap[j].id) {
-      if (i > 0 && segment_start < j) {
-        record_splice(scratch, shadow.frame_node(i), snap, segment_start, j, true);
-        ++out.counts.spliced[size_t(ReconcileSplice::kNativeSegment)];
+      const CallNode* node = shadow.frame_node(i);
+      if (i > 0 && node->function != kTreeFullFunction) {
+        // Every comparison votes: with the run found here, or with nothing between the node and its parent.
+        if (!record_splice(scratch, node, snap, segment_start, j, true)) ++out.counts.splices_lost;
+        if (segment_start < j) ++out.counts.spliced[size_t(ReconcileSplice::kNativeSegment)];
       }
       ++out.counts.frames_compared;
       ++i;
@@ -84,7 +94,9 @@ ReconcileOutcome align(ThreadShadow& shadow, const SampleFrame* leaf_first, size
       i = k;
     } else if (l < count) {
       // Managed frames the hooks never saw (classified after the resume: dispatcher or uninstrumented).
-      record_splice(scratch, shadow.frame_node(i), snap, j, l, false);
+      if (shadow.frame_node(i)->function != kTreeFullFunction &&
+          !record_splice(scratch, shadow.frame_node(i), snap, j, l, false))
+        ++out.counts.splices_lost;
       out.counts.spliced[size_t(ReconcileSplice::kUninstrumented)] += extra_managed;
       segment_start = l;
       j = l;

@@ -40,6 +40,8 @@ struct ReconcileCounts {
   uint64_t frames_compared = 0;
   uint64_t unexplained = 0;
   uint64_t skipped_exception_in_flight = 0;
+  uint64_t skipped_truncated = 0;  // the walk did not reach the root: nothing can be judged from it
+  uint64_t splices_lost = 0;       // the tick's splice buffer was full
   uint64_t unseen_top_frames = 0;  // snapshot frames above the shadow's top (entered, hook not yet run, or no hook)
   std::array<uint64_t, size_t(ReconcileRepair::kCount)> repairs{};
   std::array<uint64_t, size_t(ReconcileSplice::kCount)> spliced{};
@@ -50,7 +52,7 @@ struct ReconcileCounts {
 // A run of snapshot frames (root first) that belongs between a shadow node's parent and the node.
 struct Splice {
   const CallNode* node = nullptr;  // the shadow node right after the run: the run sits between it and its parent
-  uint32_t first = 0, count = 0;   // into the caller's splice frame buffer
+  uint32_t first = 0, count = 0;   // into the caller's splice frame buffer; count 0: seen with nothing between
   bool native = false;                   // native segment, or managed frames the hooks did not see
 };
 
@@ -73,8 +75,11 @@ struct ReconcileOutcome {
 };
 
 // `leaf_first`: the snapshot as the walk produced it. `now_ticks` times frames popped by a repair.
-// `invisible` (sorted) lists functions whose frames snapshots never show.
-ReconcileOutcome align(ThreadShadow& shadow, const SampleFrame* leaf_first, size_t count, ReconcileScratch& scratch,
-                       const std::vector<clr::FunctionID>& invisible, uint64_t now_ticks);
+// `invisible` (sorted) lists functions whose frames snapshots never show. `spliced_before` answers whether a node
+// already has a remembered run (so that seeing it without one is recorded too).
+// `complete` is false when the walk stopped before the root (its buffer was full, or it failed part way).
+ReconcileOutcome align(ThreadShadow& shadow, const SampleFrame* leaf_first, size_t count, bool complete,
+                       ReconcileScratch& scratch, const std::vector<clr::FunctionID>& invisible,
+                       uint64_t now_ticks);
 
 }  // namespace umbra

@@ -113,7 +113,7 @@ std::vector<ReportNode> build_roots(const CallNode& root, const NameLookup& name
   std::vector<ReportNode> roots;
   SiblingMerger merger(roots);
   for (const CallNode* child = root.first_child_acquire(); child; child = child->next_sibling)
-    merger.add(convert(*child, l));
+    merger.add(convert_with_splice(*child, l));
   for (auto& r : roots) finish_totals(r);
   return roots;
 }

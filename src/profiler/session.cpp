@@ -14,6 +14,7 @@
 #include "merge/tree_builder.h"
 #include "profiler/log.h"
 #include "report/output_files.h"
+#include "util/large_stack.h"
 
 namespace umbra {
 namespace {
@@ -29,28 +30,6 @@ clr::ICorProfilerInfo10* g_info_for_thread_ids = nullptr;
 clr::ThreadID runtime_thread_id() {
   clr::ThreadID id = 0;
   return clr::succeeded(g_info_for_thread_ids->GetCurrentThreadID(&id)) ? id : 0;
-}
-
-// Runs `work` on a thread with a large stack: report trees are as deep as the deepest call stack.
-template <typename Work>
-void run_on_large_stack(Work&& work) {
-  pthread_attr_t attr;
-  pthread_attr_init(&attr);
-  pthread_attr_setstacksize(&attr, size_t(512) << 20);
-  struct Call {
-    Work* work;
-    static void* run(void* self) {
-      (*static_cast<Call*>(self)->work)();
-      return nullptr;
-    }
-  } call{&work};
-  pthread_t thread;
-  if (pthread_create(&thread, &attr, &Call::run, &call) == 0) {
-    pthread_join(thread, nullptr);
-  } else {
-    work();  // no thread to be had: try on this one
-  }
-  pthread_attr_destroy(&attr);
 }
 
 }  // namespace
@@ -196,10 +175,10 @@ void Session::add_shadow_threads(Report& report) {
   double ns_per_tick = clock_.ns_per_tick();
   NameLookup lookup = [this](clr::FunctionID f) { return names_.lookup(f); };
   NativeLookup native = [this](uintptr_t ip) { return native_symbols_.lookup(ip); };
-  const SpliceMap& splices = sampler_->splices();
+  const SpliceMap splices = sampler_->splices();
   SpliceLookup splice_of = [&](const CallNode* node) -> const std::vector<SampleFrame>* {
     auto it = splices.find(node);
-    return it == splices.end() ? nullptr : &it->second;
+    return it == splices.end() || !it->second.shown() ? nullptr : &it->second.frames;
   };
 
   std::vector<ThreadShadow*> shadows;
@@ -244,6 +223,8 @@ void Session::add_shadow_threads(Report& report) {
   reconcile.set("frames_compared", r.frames_compared);
   reconcile.set("unexplained", r.unexplained);
   reconcile.set("skipped_exception_in_flight", r.skipped_exception_in_flight);
+  reconcile.set("skipped_truncated", r.skipped_truncated);
+  reconcile.set("splices_lost", r.splices_lost);
   reconcile.set("unseen_top_frames", r.unseen_top_frames);
   auto named = [](const auto& names, const auto& counts) {
     JsonValue o = JsonValue::object();

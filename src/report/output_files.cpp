@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "report/json_writer.h"
+#include "report/speedscope_writer.h"
 #include "report/text_writer.h"
 
 namespace umbra {
@@ -45,14 +46,25 @@ std::string fallback_prefix(int64_t pid) {
 
 }  // namespace
 
-std::string format_extension(const std::string& format) { return format == "text" ? ".txt" : "." + format; }
+std::string format_extension(const std::string& format) {
+  if (format == "text") return ".txt";
+  if (format == "speedscope") return ".speedscope.json";
+  return "." + format;
+}
+
+std::string render_format(const Report& report, const std::string& format, const OutputRequest& request) {
+  if (format == "json") return report_to_json(report);
+  if (format == "text") return report_to_text(report, request.min_percent);
+  if (format == "collapsed") return report_to_collapsed(report, request.collapsed);
+  if (format == "speedscope") return report_to_speedscope(report, "umbra " + report.mode + " profile of pid " + std::to_string(report.pid));
+  return {};
+}
 
 std::vector<std::string> write_report_files(const Report& report, const OutputRequest& request,
                                             const std::function<void(const std::string&)>& warn) {
   std::vector<std::string> written;
   for (const auto& format : request.formats) {
-    std::string content =
-        format == "json" ? report_to_json(report) : report_to_text(report, request.min_percent);
+    std::string content = render_format(report, format, request);
     std::string path = request.prefix + format_extension(format);
     std::string error;
     if (write_file(path, content, error)) {

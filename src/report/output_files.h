@@ -6,16 +6,21 @@
 #include <string>
 #include <vector>
 
+#include "report/collapsed_writer.h"
 #include "report/report.h"
 
 namespace umbra {
 
 struct OutputRequest {
   std::string prefix;
-  std::vector<std::string> formats;  // "json", "text"
+  std::vector<std::string> formats;  // "json", "text", "collapsed", "speedscope"
   double min_percent = 0.5;
   int64_t pid = 0;
+  CollapsedOptions collapsed;
 };
+
+// One format of a report, as the file's contents.
+std::string render_format(const Report& report, const std::string& format, const OutputRequest& request);
 
 // Returns the paths written. `warn` receives one line per problem.
 std::vector<std::string> write_report_files(const Report& report, const OutputRequest& request,

@@ -20,6 +20,7 @@ void on_capture_signal(int, siginfo_t* info, void* ucontext) {
   auto* capture = info && info->si_code == SI_QUEUE && info->si_pid == getpid()
                       ? static_cast<NativeCapture*>(info->si_value.sival_ptr)
                       : nullptr;
+  if (capture != nullptr) capture->signal_queued.store(false, std::memory_order_release);
   uint32_t expected = NativeCapture::kRequested;
   // The acquire load pairs with the request's release store, so everything the sampler wrote before signalling
   // (the magic included) is visible here.
@@ -79,6 +80,9 @@ int install_native_capture_handler() {
 
 bool request_native_capture(pid_t tid, NativeCapture& capture) {
   if (g_signal == 0) return false;
+  // A thread that has not taken the last signal yet (blocked, or not scheduled) gets no second one: real-time
+  // signals queue, and a queue per tick would exhaust RLIMIT_SIGPENDING.
+  if (capture.signal_queued.load(std::memory_order_acquire)) return false;
   capture.state.store(NativeCapture::kRequested, std::memory_order_release);
   siginfo_t info;
   std::memset(&info, 0, sizeof info);
@@ -87,7 +91,9 @@ bool request_native_capture(pid_t tid, NativeCapture& capture) {
   info.si_pid = getpid();
   info.si_uid = getuid();
   info.si_value.sival_ptr = &capture;
+  capture.signal_queued.store(true, std::memory_order_release);
   if (syscall(SYS_rt_tgsigqueueinfo, getpid(), tid, g_signal, &info) == 0) return true;
+  capture.signal_queued.store(false, std::memory_order_release);
   cancel_native_capture(capture);
   return false;
 }

@@ -25,6 +25,8 @@ struct NativeCapture {
 
   uint64_t magic = kMagic;
   std::atomic<uint32_t> state{kIdle};
+  std::atomic<bool> signal_queued{false};  // sent and not yet delivered: no second one is queued behind it
+  uint64_t tick = 0;                       // the sampler's tick the request belongs to (sampler only)
   uint32_t count = 0;                // native frames above the first JIT-compiled IP
   bool truncated = false;            // more than kMaxFrames native frames
   uintptr_t stop_ip = 0;             // the first IP without unwind information (where managed code begins)

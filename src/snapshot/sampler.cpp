@@ -24,8 +24,8 @@ Sampler::Sampler(clr::ICorProfilerInfo10& info, ThreadRegistry& threads, Functio
   stack_.reserve(kMaxFramesPerThread + NativeCapture::kMaxFrames);
   if (options_.shadows) {
     reconcile_frames_.resize(kMaxFramesPerThread);
-    splice_buffer_.resize(4096);
-    splice_frame_buffer_.resize(size_t(1) << 16);
+    splice_buffer_.resize(size_t(1) << 16);
+    splice_frame_buffer_.resize(size_t(1) << 17);
     unexplained_shadow_.reserve(kMaxFramesPerThread);
     unexplained_snapshot_.reserve(kMaxFramesPerThread);
   }
@@ -75,13 +75,15 @@ void Sampler::run() {
 
 void Sampler::tick() {
   tick_start_ns_ = monotonic_ns();
+  ++tick_index_;  // native tops are stamped with the tick they belong to
   tick_ = SamplerStats{};
   tick_.ticks = 1;
   if (options_.shadows) {
     uint64_t before = monotonic_ns();
     shadow_sample();
     tick_.shadow_sample_ns_total = monotonic_ns() - before;
-    if (options_.reconcile_every == 0 || tick_index_++ % options_.reconcile_every != 0) {
+    bool snapshot_due = options_.reconcile_every != 0 && tick_index_ % options_.reconcile_every == 0;
+    if (!snapshot_due) {
       attribute();
       return;
     }
@@ -97,12 +99,6 @@ void Sampler::tick() {
                                 splice_buffer_.size(), 0, splice_frame_buffer_.data(), splice_frame_buffer_.size(), 0};
   }
   threads_.sampling_targets(targets_);  // sorted by ThreadID; allocation happens here, before suspending
-  for (auto& t : targets_)
-    if (t->os_tid.load(std::memory_order_relaxed) == 0) {
-      clr::DWORD tid = 0;
-      if (clr::succeeded(info_.GetThreadInfo(t->thread_id, &tid)) && tid != 0)
-        t->os_tid.store(pid_t(tid), std::memory_order_relaxed);
-    }
   walks_.clear();
   walks_.reserve(targets_.size() + 64);
   enumerated_.resize(4096);
@@ -137,6 +133,7 @@ void Sampler::capture_native_tops() {
     pid_t tid = t->os_tid.load(std::memory_order_relaxed);
     if (tid == 0 || t->dying.load(std::memory_order_acquire)) continue;
     if (t->capture.state.load(std::memory_order_acquire) != NativeCapture::kIdle) continue;  // still answering
+    t->capture.tick = tick_index_;
     any |= request_native_capture(tid, t->capture);
   }
   if (!any) return;
@@ -179,8 +176,16 @@ void Sampler::walk_suspended() {
       count(SampleDrop::kThreadDying);
       continue;
     }
+    if (target.os_tid.load(std::memory_order_relaxed) == 0) {
+      // Only now, with the runtime suspended, is the ThreadID from EnumThreads certain to be alive.
+      clr::DWORD tid = 0;
+      if (clr::succeeded(info_.GetThreadInfo(id, &tid)) && tid != 0)
+        target.os_tid.store(pid_t(tid), std::memory_order_relaxed);
+    }
     FrameSink sink{frames_.data() + used, std::min(kMaxFramesPerThread, frames_.size() - used), 0, false, 0};
     clr::HRESULT hr = walk_thread(info_, id, sink);
+    if (options_.shadows && sink.count > 0 && hr != clr::CORPROF_E_STACKSNAPSHOT_UNSAFE)
+      reconcile_walk(id, sink, clr::succeeded(hr) && !sink.overflowed);  // still under the walk guard
     target.end_walk();
     if (hr == clr::CORPROF_E_STACKSNAPSHOT_UNSAFE) {
       count(SampleDrop::kSnapshotUnsafe);
@@ -189,7 +194,7 @@ void Sampler::walk_suspended() {
     } else if (sink.count == 0) {
       count(SampleDrop::kNoFrames);  // E_FAIL: no managed frames
     } else if (options_.shadows) {
-      reconcile_walk(target, id, sink);
+      // compared above
     } else {
       if (sink.overflowed) count(SampleDrop::kFramesTruncated);
       if (walks_.size() < walks_.capacity()) walks_.push_back({*it, used, sink.count, sink.first_managed_ip, false});
@@ -210,11 +215,12 @@ void Sampler::shadow_sample() {
 }
 
 // Runtime suspended: compare the walk with the shadow of the same thread.
-void Sampler::reconcile_walk(SampledThread&, clr::ThreadID id, const FrameSink& sink) {
+void Sampler::reconcile_walk(clr::ThreadID id, const FrameSink& sink, bool complete) {
   auto it = std::lower_bound(shadows_by_id_.begin(), shadows_by_id_.end(), std::make_pair(id, (ThreadShadow*)nullptr));
   if (it == shadows_by_id_.end() || it->first != id) return;  // a thread with no managed call hooked yet
   ThreadShadow& shadow = *it->second;
-  ReconcileOutcome outcome = align(shadow, sink.frames, sink.count, scratch_, invisible_, read_ticks());
+  if (shadow.retired.load(std::memory_order_acquire)) return;
+  ReconcileOutcome outcome = align(shadow, sink.frames, sink.count, complete, scratch_, invisible_, read_ticks());
   reconcile_tick_.add(outcome.counts);
   if (outcome.unexplained && !unexplained_pending_ && first_unexplained_.empty()) {
     // Keep both stacks (preallocated) to log once after the resume.
@@ -244,7 +250,13 @@ void Sampler::after_reconcile() {
       uninstrumented -= std::min(uninstrumented, dispatchers);
       reconcile_tick_.spliced[size_t(ReconcileSplice::kTailcallDispatcher)] += dispatchers;
     }
-    splices_[splice.node].assign(frames, frames + splice.count);
+    RememberedSplice& remembered = splices_[splice.node];
+    if (splice.count == 0) {
+      ++remembered.seen_without;
+    } else {
+      ++remembered.seen_with;
+      remembered.frames.assign(frames, frames + splice.count);
+    }
   }
   reconcile_total_.add(reconcile_tick_);
   if (unexplained_pending_) {
@@ -268,6 +280,11 @@ void Sampler::after_reconcile() {
   }
 }
 
+SpliceMap Sampler::splices() {
+  std::lock_guard<std::mutex> lock(tree_mutex_);
+  return splices_;
+}
+
 ReconcileCounts Sampler::reconcile_counts() {
   std::lock_guard<std::mutex> lock(tree_mutex_);
   return reconcile_total_;
@@ -289,7 +306,9 @@ void Sampler::attribute() {
     NativeCapture& capture = t.capture;
     bool native_top = false;
     if (capture.state.load(std::memory_order_acquire) == NativeCapture::kDone) {
-      if (capture.count > 0) {
+      if (capture.tick != tick_index_) {
+        ++tick_.drops[static_cast<size_t>(SampleDrop::kNativeTopStale)];  // answered too late, for an earlier tick
+      } else if (capture.count > 0) {
         // The native top belongs on this stack only if it returns into the walk's topmost managed frame (or a
         // stub the walk does not show); otherwise the thread left native code before the suspension.
         clr::FunctionID at_stop = 0;
@@ -298,7 +317,8 @@ void Sampler::attribute() {
                          (!clr::succeeded(info_.GetFunctionFromIP(reinterpret_cast<clr::LPCBYTE>(capture.stop_ip),
                                                                   &at_stop)) ||
                           at_stop == 0);
-        bool into_top = at_stop != 0 && at_stop == frames_[walk.first].id && !frames_[walk.first].native;
+        // For a thread still in native code, the walk's top managed frame is exactly where the native code returns.
+        bool into_top = capture.stop_ip == walk.first_managed_ip;
         if (into_stub || into_top) {
           native_top = true;
           for (uint32_t i = 0; i < capture.count; ++i) stack_.push_back({capture.frames[i], true});
@@ -323,6 +343,10 @@ void Sampler::attribute() {
     tick_.snapshot_ticks = 1;
     tick_.snapshot_ns_total = tick_.tick_ns_total - tick_.shadow_sample_ns_total;
   }
+  // Captures of threads this tick did not walk are not kept for a later one.
+  for (auto& t : targets_)
+    if (t->capture.state.load(std::memory_order_acquire) == NativeCapture::kDone)
+      t->capture.state.store(NativeCapture::kIdle, std::memory_order_release);
   stats_.ticks += tick_.ticks;
   stats_.samples += tick_.samples;
   stats_.suspensions += tick_.suspensions;

@@ -56,8 +56,15 @@ struct SamplerOptions {
   uint32_t reconcile_every = 10;  // shadow mode: a snapshot every this many ticks; 0: never
 };
 
-// Runs of frames remembered per shadow node from the last reconcile that saw them (root first).
-using SpliceMap = std::unordered_map<const CallNode*, std::vector<SampleFrame>>;
+// Runs of frames found between a shadow node and its parent (root first), with how often each reconcile saw the
+// node with its run and with nothing between. The report shows the run when it was seen at least half the time.
+struct RememberedSplice {
+  std::vector<SampleFrame> frames;
+  uint64_t seen_with = 0;
+  uint64_t seen_without = 0;
+  bool shown() const { return !frames.empty() && seen_with >= seen_without; }
+};
+using SpliceMap = std::unordered_map<const CallNode*, RememberedSplice>;
 
 class Sampler {
  public:
@@ -73,8 +80,8 @@ class Sampler {
   std::mutex& tree_mutex() { return tree_mutex_; }
   SamplerStats stats();  // takes tree_mutex()
   ReconcileCounts reconcile_counts();  // takes tree_mutex()
-  // For the report, once stop() has returned.
-  const SpliceMap& splices() const { return splices_; }
+  // A copy, under tree_mutex(): a provisional report is written while the sampler runs on.
+  SpliceMap splices();
   // The first unexplained difference, both stacks side by side (empty if none).
   std::string first_unexplained();
 
@@ -89,7 +96,7 @@ class Sampler {
   void run();
   void tick();
   void shadow_sample();
-  void reconcile_walk(SampledThread& target, clr::ThreadID id, const FrameSink& sink);
+  void reconcile_walk(clr::ThreadID id, const FrameSink& sink, bool complete);
   void after_reconcile();
   void capture_native_tops();
   void walk_suspended();

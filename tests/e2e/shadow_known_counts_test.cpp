@@ -159,6 +159,11 @@ TEST_F(ShadowKnownCounts, NothingWasDropped) {
     EXPECT_EQ(drops->find(reason)->as_uint(), 0u) << reason;
   const JsonValue* stats = report_->find("stats");
   EXPECT_GT(stats->find("enter_hooks")->as_uint(), 21891u);
+  // By default a snapshot is taken every 10th tick (100 ms at 10 ms), not at every one.
+  uint64_t ticks = stats->find("sampler")->find("ticks")->as_uint();
+  uint64_t snapshots = stats->find("reconcile")->find("snapshots")->as_uint();
+  EXPECT_LE(snapshots, ticks / 10 + 1) << snapshots << " snapshots in " << ticks << " ticks";
+  EXPECT_EQ(stats->find("reconcile")->find("unexplained")->as_uint(), 0u);
 }
 
 TEST_F(ShadowKnownCounts, TimesAreConsistent) {

@@ -24,6 +24,18 @@ struct Fixture {
   ReconcileScratch scratch{root_first.data(), root_first.size(), splices.data(), splices.size(), 0,
                            splice_frames.data(), splice_frames.size(), 0};
   std::vector<clr::FunctionID> invisible;
+  bool complete = true;
+  // Recorded runs with frames in them (a run of 0 frames is a vote for "nothing between").
+  size_t runs() const {
+    size_t n = 0;
+    for (size_t i = 0; i < scratch.splice_count; ++i) n += splices[i].count > 0;
+    return n;
+  }
+  const Splice& first_run() const {
+    for (size_t i = 0; i < scratch.splice_count; ++i)
+      if (splices[i].count > 0) return splices[i];
+    return splices[0];
+  }
 
   void enter(std::initializer_list<clr::FunctionID> fs) {
     for (auto f : fs) shadow.enter(f, 0);
@@ -31,7 +43,7 @@ struct Fixture {
   // The snapshot root first; align() wants it leaf first, as the walk produces it.
   ReconcileOutcome align_with(std::vector<SampleFrame> root_first_snapshot) {
     std::vector<SampleFrame> leaf_first(root_first_snapshot.rbegin(), root_first_snapshot.rend());
-    return align(shadow, leaf_first.data(), leaf_first.size(), scratch, invisible, 100);
+    return align(shadow, leaf_first.data(), leaf_first.size(), complete, scratch, invisible, 100);
   }
 };
 
@@ -45,7 +57,8 @@ TEST(Reconcile, IdenticalStacksMatchFrameForFrame) {
   EXPECT_FALSE(o.unexplained);
   EXPECT_EQ(o.counts.frames_compared, 3u);
   EXPECT_EQ(o.counts.spliced[size_t(ReconcileSplice::kNativeSegment)], 0u);
-  EXPECT_EQ(f.scratch.splice_count, 0u);
+  EXPECT_EQ(f.runs(), 0u);
+  EXPECT_EQ(f.scratch.splice_count, 2u) << "A and B each vote for nothing between them and their parent";
 }
 
 TEST(Reconcile, NativeFramesBetweenManagedOnesAreSplicedAboveTheCallee) {
@@ -55,11 +68,11 @@ TEST(Reconcile, NativeFramesBetweenManagedOnesAreSplicedAboveTheCallee) {
   EXPECT_FALSE(o.unexplained);
   EXPECT_EQ(o.counts.frames_compared, 3u);
   EXPECT_EQ(o.counts.spliced[size_t(ReconcileSplice::kNativeSegment)], 1u);
-  ASSERT_EQ(f.scratch.splice_count, 1u);
-  EXPECT_EQ(f.scratch.splices[0].node, f.shadow.frame_node(2));  // above B, below A
-  ASSERT_EQ(f.scratch.splices[0].count, 2u);
-  EXPECT_EQ(f.splice_frames[f.scratch.splices[0].first].id, 0xAAu);
-  EXPECT_TRUE(f.scratch.splices[0].native);
+  ASSERT_EQ(f.runs(), 1u);
+  EXPECT_EQ(f.first_run().node, f.shadow.frame_node(2));  // above B, below A
+  ASSERT_EQ(f.first_run().count, 2u);
+  EXPECT_EQ(f.splice_frames[f.first_run().first].id, 0xAAu);
+  EXPECT_TRUE(f.first_run().native);
 }
 
 TEST(Reconcile, ShadowFramesAboveTheRealTopAreRepaired) {
@@ -97,8 +110,21 @@ TEST(Reconcile, ManagedFramesTheHooksNeverSawAreSpliced) {
   ReconcileOutcome o = f.align_with({m(MAIN), m(0x55), m(B)});
   EXPECT_FALSE(o.unexplained);
   EXPECT_EQ(o.counts.spliced[size_t(ReconcileSplice::kUninstrumented)], 1u);
-  ASSERT_EQ(f.scratch.splice_count, 1u);
-  EXPECT_FALSE(f.scratch.splices[0].native);
+  ASSERT_EQ(f.runs(), 1u);
+  EXPECT_FALSE(f.first_run().native);
+}
+
+TEST(Reconcile, AWalkThatMissedTheRootJudgesNothing) {
+  // Recursion deeper than the walk's buffer: the snapshot holds only the top frames. Aligned from the root, the
+  // live frames above would look stale; nothing may be repaired.
+  Fixture f;
+  f.enter({MAIN, A, A, A, A, A});
+  f.complete = false;
+  ReconcileOutcome o = f.align_with({m(A), m(A), m(A)});
+  EXPECT_FALSE(o.unexplained);
+  EXPECT_EQ(o.counts.skipped_truncated, 1u);
+  EXPECT_EQ(o.counts.repairs[size_t(ReconcileRepair::kMissedLeave)], 0u);
+  EXPECT_EQ(f.shadow.depth(), 6u);
 }
 
 TEST(Reconcile, AStaleFrameInTheMiddleIsCountedAndKept) {

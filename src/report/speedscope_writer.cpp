@@ -1,0 +1,142 @@
+#include "report/speedscope_writer.h"
+
+#include <cinttypes>
+#include <algorithm>
+#include <cstdio>
+#include <unordered_map>
+#include <vector>
+
+namespace umbra {
+namespace {
+
+class Frames {
+ public:
+  size_t index(const ReportNode& node) {
+    std::string key = node.name + '\x1f' + node.module;
+    auto [it, inserted] = index_.emplace(key, frames_.size());
+    if (inserted) frames_.push_back(&node);
+    return it->second;
+  }
+  void write(std::string& out) const {
+    out += "\"frames\":[";
+    for (size_t i = 0; i < frames_.size(); ++i) {
+      if (i) out += ',';
+      out += "{\"name\":";
+      append_json_string(out, frames_[i]->name);
+      if (!frames_[i]->module.empty()) {
+        out += ",\"file\":";
+        append_json_string(out, frames_[i]->module);
+      }
+      out += '}';
+    }
+    out += ']';
+  }
+
+ private:
+  std::unordered_map<std::string, size_t> index_;
+  std::vector<const ReportNode*> frames_;
+};
+
+void append_u64(std::string& out, uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "%" PRIu64, v);
+  out += buf;
+}
+
+void event(std::string& out, bool& first, char type, uint64_t at, size_t frame) {
+  if (!first) out += ',';
+  first = false;
+  out += "{\"type\":\"";
+  out += type;
+  out += "\",\"at\":";
+  append_u64(out, at);
+  out += ",\"frame\":";
+  append_u64(out, frame);
+  out += '}';
+}
+
+// Opens `node` at `at`, lays its children out inside it one after another, closes it at at + total. Children never
+// exceed their parent, but each is clipped to the room left so that rounding can never break the nesting.
+void lay_out(const ReportNode& node, uint64_t at, uint64_t total, Frames& frames, std::string& out, bool& first) {
+  size_t frame = frames.index(node);
+  event(out, first, 'O', at, frame);
+  uint64_t child_at = at;
+  for (const auto& child : node.children) {
+    uint64_t child_total = std::min(child.total_ns.value_or(0), at + total - child_at);
+    if (child_total == 0) continue;  // nothing to draw
+    lay_out(child, child_at, child_total, frames, out, first);
+    child_at += child_total;
+  }
+  event(out, first, 'C', at + total, frame);
+}
+
+void stacks(const ReportNode& node, std::vector<size_t>& path, Frames& frames, std::string& samples,
+            std::string& weights, bool& first) {
+  path.push_back(frames.index(node));
+  if (node.self_samples > 0) {
+    if (!first) {
+      samples += ',';
+      weights += ',';
+    }
+    first = false;
+    samples += '[';
+    for (size_t i = 0; i < path.size(); ++i) {
+      if (i) samples += ',';
+      append_u64(samples, path[i]);
+    }
+    samples += ']';
+    append_u64(weights, node.self_samples);
+  }
+  for (const auto& child : node.children) stacks(child, path, frames, samples, weights, first);
+  path.pop_back();
+}
+
+std::string thread_title(const ReportThread& t) {
+  return (t.name ? *t.name : std::string("thread")) + " (tid " + std::to_string(t.os_tid) + ")";
+}
+
+}  // namespace
+
+std::string report_to_speedscope(const Report& report, const std::string& title) {
+  Frames frames;
+  std::string profiles;
+  const bool evented = report.mode == "shadow";
+  for (size_t t = 0; t < report.threads.size(); ++t) {
+    const ReportThread& thread = report.threads[t];
+    if (t) profiles += ',';
+    profiles += "{\"type\":";
+    profiles += evented ? "\"evented\"" : "\"sampled\"";
+    profiles += ",\"name\":";
+    append_json_string(profiles, thread_title(thread));
+    profiles += evented ? ",\"unit\":\"nanoseconds\"" : ",\"unit\":\"none\"";
+    profiles += ",\"startValue\":0,\"endValue\":";
+    if (evented) {
+      std::string events;
+      bool first = true;
+      uint64_t at = 0;
+      for (const auto& root : thread.roots) {
+        if (root.total_ns.value_or(0) == 0) continue;
+        lay_out(root, at, root.total_ns.value_or(0), frames, events, first);
+        at += root.total_ns.value_or(0);
+      }
+      append_u64(profiles, at);
+      profiles += ",\"events\":[" + events + "]}";
+    } else {
+      std::string samples, weights;
+      bool first = true;
+      std::vector<size_t> path;
+      for (const auto& root : thread.roots) stacks(root, path, frames, samples, weights, first);
+      append_u64(profiles, thread_samples(thread));
+      profiles += ",\"samples\":[" + samples + "],\"weights\":[" + weights + "]}";
+    }
+  }
+  std::string out = "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"exporter\":\"umbra\",";
+  out += "\"name\":";
+  append_json_string(out, title);
+  out += ",\"activeProfileIndex\":0,\"shared\":{";
+  frames.write(out);
+  out += "},\"profiles\":[" + profiles + "]}\n";
+  return out;
+}
+
+}  // namespace umbra
