@@ -25,6 +25,20 @@ umbra_install_packages() {
   fi
 }
 
+# node and npm validate speedscope files in the tests; install Debian's only when none is on PATH.
+umbra_install_node() {
+  if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then return 0; fi
+  if [ "$(id -u)" -eq 0 ]; then
+    echo "umbra: installing nodejs npm"
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null
+  else
+    echo "umbra: node and npm are needed for the tests; run:" >&2
+    echo "  sudo apt-get install -y nodejs npm" >&2
+    exit 1
+  fi
+}
+
 umbra_check_dotnet() {
   if ! command -v dotnet >/dev/null 2>&1; then
     echo "umbra: the .NET SDK (dotnet) is not on PATH; install it, then run this again" >&2

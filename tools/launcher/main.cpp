@@ -14,6 +14,7 @@
 
 #include "clr/guids.h"
 #include "launcher.h"
+#include "report_command.h"
 #include "profiler/config.h"
 
 namespace {
@@ -43,6 +44,7 @@ bool exists(const std::string& path) {
 int main(int argc, char** argv) {
   using namespace umbra::launcher;
   std::vector<std::string> args(argv + 1, argv + argc);
+  if (!args.empty() && args[0] == "report") return run_report_command({args.begin() + 1, args.end()});
   ParseResult parsed = parse_command_line(args);
   if (parsed.help) {
     std::fputs(usage().c_str(), stdout);

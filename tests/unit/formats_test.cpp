@@ -1,0 +1,108 @@
+#include <gtest/gtest.h>
+
+#include "report/collapsed_writer.h"
+#include "report/json_parser.h"
+#include "report/json_writer.h"
+#include "report/report_reader.h"
+#include "report/speedscope_writer.h"
+#include "report_fixture.h"
+
+namespace umbra {
+namespace {
+
+TEST(CollapsedWriter, OneLinePerStackWeightedAsAsked) {
+  Report r = testing::known_report();
+  r.threads[0].roots[0].children[0].self_samples = 7;
+  r.threads[0].roots[0].self_samples = 2;
+  EXPECT_EQ(report_to_collapsed(r, {}), "App.Program.Main 2\nApp.Program.Main;App.Program.Hot 7\n");
+  std::string by_time = report_to_collapsed(r, {CollapsedWeight::kSelfNs, false});
+  EXPECT_NE(by_time.find("App.Program.Main;App.Program.Hot 899000000\n"), std::string::npos) << by_time;
+  EXPECT_NE(by_time.find("App.Program.Main;App.Program.Tiny 1000000\n"), std::string::npos);
+  EXPECT_NE(by_time.find("App.Worker.Run 5000000\n"), std::string::npos);
+  std::string with_threads = report_to_collapsed(r, {CollapsedWeight::kCalls, true});
+  EXPECT_NE(with_threads.find("Main \"thread\";App.Program.Main;App.Program.Hot 10\n"), std::string::npos)
+      << with_threads;
+  EXPECT_NE(with_threads.find("tid 43;App.Worker.Run 1\n"), std::string::npos);
+}
+
+TEST(CollapsedWriter, SeparatorsInNamesCannotSplitAFrame) {
+  Report r = testing::known_report();
+  r.threads[0].roots[0].name = "A;B C";
+  r.threads[0].roots[0].self_samples = 1;
+  EXPECT_NE(report_to_collapsed(r, {}).find("A_B C 1\n"), std::string::npos);
+}
+
+TEST(SpeedscopeWriter, ShadowModeIsEventedAndNested) {
+  JsonValue doc = parse_json(report_to_speedscope(testing::known_report(), "t"));
+  EXPECT_EQ(doc.find("$schema")->as_string(), "https://www.speedscope.app/file-format-schema.json");
+  const auto& frames = doc.find("shared")->find("frames")->as_array();
+  EXPECT_EQ(frames.size(), 4u);  // Main, Hot, Tiny, Run
+  const auto& profiles = doc.find("profiles")->as_array();
+  ASSERT_EQ(profiles.size(), 2u);
+  const JsonValue& main = profiles[0];
+  EXPECT_EQ(main.find("type")->as_string(), "evented");
+  EXPECT_EQ(main.find("unit")->as_string(), "nanoseconds");
+  EXPECT_EQ(main.find("endValue")->as_uint(), 1'000'000'000u);
+  const auto& events = main.find("events")->as_array();
+  ASSERT_EQ(events.size(), 6u);
+  // Main opens at 0; Hot [0, 899 ms); Tiny [899, 900 ms); Main closes at 1 s.
+  EXPECT_EQ(events[1].find("at")->as_uint(), 0u);
+  EXPECT_EQ(events[2].find("at")->as_uint(), 899'000'000u);
+  EXPECT_EQ(events[3].find("at")->as_uint(), 899'000'000u);
+  EXPECT_EQ(events[4].find("at")->as_uint(), 900'000'000u);
+  EXPECT_EQ(events[5].find("type")->as_string(), "C");
+  EXPECT_EQ(events[5].find("at")->as_uint(), 1'000'000'000u);
+}
+
+TEST(SpeedscopeWriter, ChildrenAreClippedToTheirParent) {
+  Report r = testing::known_report();
+  r.threads[0].roots[0].children[0].total_ns = 2'000'000'000;  // rounding gone wild: longer than its parent
+  JsonValue doc = parse_json(report_to_speedscope(r, "t"));
+  uint64_t last = 0;
+  for (const auto& e : doc.find("profiles")->as_array()[0].find("events")->as_array()) {
+    EXPECT_GE(e.find("at")->as_uint(), last);
+    EXPECT_LE(e.find("at")->as_uint(), 1'000'000'000u);
+    last = e.find("at")->as_uint();
+  }
+}
+
+TEST(SpeedscopeWriter, SampledModeHasOneStackPerLeaf) {
+  Report r = testing::known_report();
+  r.mode = "sampled";
+  r.threads[0].roots[0].self_samples = 1;
+  r.threads[0].roots[0].children[0].self_samples = 3;
+  r.threads[0].roots[0].samples = 4;
+  JsonValue doc = parse_json(report_to_speedscope(r, "t"));
+  const JsonValue& p = doc.find("profiles")->as_array()[0];
+  EXPECT_EQ(p.find("type")->as_string(), "sampled");
+  ASSERT_EQ(p.find("samples")->as_array().size(), 2u);
+  EXPECT_EQ(p.find("samples")->as_array()[1].as_array().size(), 2u);  // Main, Hot
+  EXPECT_EQ(p.find("weights")->as_array()[1].as_uint(), 3u);
+  EXPECT_EQ(p.find("endValue")->as_uint(), 4u);
+}
+
+TEST(ReportReader, ReadsWhatTheWriterWrote) {
+  Report original = testing::known_report();
+  Report back = report_from_json(parse_json(report_to_json(original)));
+  EXPECT_EQ(report_to_json(back), report_to_json(original));
+}
+
+TEST(ReportReader, SaysWhereADocumentIsWrong) {
+  auto error_of = [](const char* text) {
+    try {
+      report_from_json(parse_json(text));
+    } catch (const ReportFormatError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(error_of("[]"), "document: not a JSON object");
+  EXPECT_EQ(error_of(R"({"schema":"x"})"), "schema: not \"umbra-report/1\" (is this an umbra report?)");
+  EXPECT_EQ(error_of(R"({"schema":"umbra-report/1","mode":"shadow","threads":{}})"),
+            "document.threads: not an array");
+  EXPECT_EQ(error_of(R"({"schema":"umbra-report/1","mode":"shadow","threads":[{"roots":[{"name":"a"}]}]})"),
+            "threads[0].roots[0]: missing \"children\"");
+}
+
+}  // namespace
+}  // namespace umbra

@@ -1,0 +1,208 @@
+#include "report_command.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <sstream>
+
+#include "merge/tree_builder.h"
+#include "profiler/config.h"
+#include "report/json_parser.h"
+#include "report/output_files.h"
+#include "report/report_reader.h"
+#include "util/large_stack.h"
+
+namespace umbra::launcher {
+namespace {
+
+struct ReportArgs {
+  std::string input;
+  std::vector<std::string> formats;
+  std::string prefix;
+  std::optional<std::string> thread;
+  bool merge_threads = false;
+  double min_percent = 0.5;
+  std::optional<uint64_t> top;
+  CollapsedWeight weight = CollapsedWeight::kSamples;
+};
+
+int usage_error(const std::string& message) {
+  std::fprintf(stderr,
+               "umbra report: %s\n"
+               "usage: umbra report FILE.json [--format LIST] [-o PREFIX] [--thread NAME|TID] [--merge-threads]\n"
+               "                    [--min-percent P] [--top N] [--collapsed-weight samples|self_ns|calls]\n",
+               message.c_str());
+  return 2;
+}
+
+std::optional<std::string> parse_args(const std::vector<std::string>& args, ReportArgs& out) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    auto value = [&]() -> std::optional<std::string> {
+      if (i + 1 >= args.size()) return std::nullopt;
+      return args[++i];
+    };
+    if (a == "--format") {
+      auto v = value();
+      if (!v) return a + " needs a value";
+      for (const auto& f : split_list(*v)) {
+        if (!is_written_format(f)) return "--format '" + *v + "': '" + f + "' is not a format this build writes";
+        out.formats.push_back(f);
+      }
+    } else if (a == "-o" || a == "--output") {
+      auto v = value();
+      if (!v || v->empty()) return a + " needs a prefix";
+      out.prefix = *v;
+    } else if (a == "--thread") {
+      auto v = value();
+      if (!v) return a + " needs a thread name or OS thread id";
+      out.thread = *v;
+    } else if (a == "--merge-threads") {
+      out.merge_threads = true;
+    } else if (a == "--min-percent") {
+      auto v = value();
+      auto p = v ? parse_percent(*v) : std::nullopt;
+      if (!p) return "--min-percent '" + v.value_or("") + "' is not a percentage from 0 to 100";
+      out.min_percent = *p;
+    } else if (a == "--top") {
+      auto v = value();
+      auto n = v ? parse_unsigned(*v, 1, 1000000) : std::nullopt;
+      if (!n) return "--top '" + v.value_or("") + "' is not a whole number from 1 to 1000000";
+      out.top = *n;
+    } else if (a == "--collapsed-weight") {
+      auto v = value();
+      if (v == "samples") out.weight = CollapsedWeight::kSamples;
+      else if (v == "self_ns") out.weight = CollapsedWeight::kSelfNs;
+      else if (v == "calls") out.weight = CollapsedWeight::kCalls;
+      else return "--collapsed-weight '" + v.value_or("") + "' is not samples, self_ns or calls";
+    } else if (!a.empty() && a[0] == '-') {
+      return "unknown option '" + a + "'";
+    } else if (out.input.empty()) {
+      out.input = a;
+    } else {
+      return "one report at a time ('" + out.input + "' and '" + a + "')";
+    }
+  }
+  if (out.input.empty()) return "no report file given";
+  if (out.prefix.empty()) {
+    out.prefix = out.input;
+    if (out.prefix.size() > 5 && out.prefix.compare(out.prefix.size() - 5, 5, ".json") == 0)
+      out.prefix.resize(out.prefix.size() - 5);
+    out.prefix += ".converted";
+  }
+  if (out.formats.empty() && !out.top) out.formats = {"text"};
+  return std::nullopt;
+}
+
+void progress(const std::string& line) {
+  if (isatty(STDERR_FILENO)) std::fprintf(stderr, "umbra report: %s\n", line.c_str());
+}
+
+// Sums every thread into one, merging identical paths.
+void merge_threads(Report& report) {
+  ReportThread all;
+  all.name = "all threads";
+  SiblingMerger merger(all.roots);
+  for (auto& t : report.threads)
+    for (auto& root : t.roots) merger.add(std::move(root));
+  for (auto& root : all.roots) finish_totals(root);
+  report.threads.assign(1, std::move(all));
+}
+
+struct MethodTotals {
+  uint64_t self_ns = 0, self_samples = 0, calls = 0;
+  bool timed = false;
+};
+
+void add_methods(const ReportNode& node, std::map<std::string, MethodTotals>& methods) {
+  MethodTotals& m = methods[node.name];
+  m.self_ns += node.self_ns.value_or(0);
+  m.timed |= node.self_ns.has_value();
+  m.self_samples += node.self_samples;
+  m.calls += node.calls.value_or(0);
+  for (const auto& c : node.children) add_methods(c, methods);
+}
+
+void print_top(const Report& report, uint64_t n) {
+  std::map<std::string, MethodTotals> methods;
+  for (const auto& t : report.threads)
+    for (const auto& r : t.roots) add_methods(r, methods);
+  std::vector<std::pair<std::string, MethodTotals>> rows(methods.begin(), methods.end());
+  bool by_time = report.mode == "shadow";
+  std::stable_sort(rows.begin(), rows.end(), [&](const auto& a, const auto& b) {
+    return by_time ? a.second.self_ns > b.second.self_ns : a.second.self_samples > b.second.self_samples;
+  });
+  std::printf("%12s %14s %10s  %s\n", "self ms", "calls", "samples", "method");
+  for (size_t i = 0; i < rows.size() && i < n; ++i) {
+    const MethodTotals& m = rows[i].second;
+    char self[32], calls[32];
+    if (m.timed) std::snprintf(self, sizeof self, "%.3f", double(m.self_ns) / 1e6);
+    else std::snprintf(self, sizeof self, "-");
+    if (by_time) std::snprintf(calls, sizeof calls, "%" PRIu64, m.calls);
+    else std::snprintf(calls, sizeof calls, "-");
+    std::printf("%12s %14s %10" PRIu64 "  %s\n", self, calls, m.self_samples, rows[i].first.c_str());
+  }
+}
+
+}  // namespace
+
+int run_report_command(const std::vector<std::string>& args) {
+  ReportArgs a;
+  if (auto problem = parse_args(args, a)) return usage_error(*problem);
+
+  std::ifstream in(a.input, std::ios::binary);
+  if (!in) {
+    std::fprintf(stderr, "umbra report: cannot read '%s'\n", a.input.c_str());
+    return 2;
+  }
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  std::string text = buffer.str();
+  progress("read " + a.input + " (" + std::to_string(text.size()) + " bytes), parsing");
+
+  int status = 0;
+  run_on_large_stack([&] {
+    Report report;
+    try {
+      report = report_from_json(parse_json(text));
+    } catch (const JsonParseError& e) {
+      std::fprintf(stderr, "umbra report: %s: line %zu, column %zu (byte %zu): %s\n", a.input.c_str(), e.line,
+                   e.column, e.offset, e.what());
+      status = 2;
+      return;
+    } catch (const ReportFormatError& e) {
+      std::fprintf(stderr, "umbra report: %s: %s\n", a.input.c_str(), e.what());
+      status = 2;
+      return;
+    }
+    if (a.thread) {
+      std::vector<ReportThread> kept;
+      for (auto& t : report.threads)
+        if ((t.name && *t.name == *a.thread) || std::to_string(t.os_tid) == *a.thread) kept.push_back(std::move(t));
+      if (kept.empty()) {
+        std::fprintf(stderr, "umbra report: %s: no thread named or with OS id '%s'\n", a.input.c_str(),
+                     a.thread->c_str());
+        status = 2;
+        return;
+      }
+      report.threads = std::move(kept);
+    }
+    if (a.merge_threads) merge_threads(report);
+    if (a.top) print_top(report, *a.top);
+    OutputRequest request{a.prefix, a.formats, a.min_percent, report.pid, CollapsedOptions{a.weight, false}};
+    progress("writing " + std::to_string(a.formats.size()) + " format(s)");
+    auto written = write_report_files(report, request, [&](const std::string& line) {
+      std::fprintf(stderr, "umbra report: %s\n", line.c_str());
+      status = 2;
+    });
+    for (const auto& w : written) std::fprintf(stderr, "umbra report: wrote %s\n", w.c_str());
+  });
+  return status;
+}
+
+}  // namespace umbra::launcher
