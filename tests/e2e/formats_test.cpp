@@ -112,7 +112,8 @@ TEST_F(Formats, BadReportsGiveOneLineAndStatusTwo) {
   std::ofstream(path("empty.json"));
   std::ofstream(path("corrupt.json")) << "{\"schema\": \"umbra-report/1\", \"threads\": [}";
   std::string whole = read_file(path("shadow.json"));
-  std::ofstream(path("truncated.json")) << whole.substr(0, whole.size() / 2);
+  // Cut just after the opening bracket of "threads": the document ends where a value must follow.
+  std::ofstream(path("truncated.json")) << whole.substr(0, whole.find("\"threads\":[") + 11);
   std::ofstream(path("other.json")) << "{\"hello\": 1}";
   std::ofstream(path("wrong-type.json"))
       << R"({"schema":"umbra-report/1","mode":"shadow","threads":[{"roots":[{"name":"a","calls":-3,"children":[]}]}]})";
@@ -120,7 +121,7 @@ TEST_F(Formats, BadReportsGiveOneLineAndStatusTwo) {
     const char* file;
     const char* says;
   } cases[] = {{"empty.json", "line 1, column 1"},
-               {"corrupt.json", "line 1, column 43"},
+               {"corrupt.json", "line 1, column 42 (byte 41): expected a value"},
                {"truncated.json", "unexpected end of input"},
                {"other.json", "not \"umbra-report/1\""},
                {"wrong-type.json", "threads[0].roots[0].calls: not a non-negative number"},
