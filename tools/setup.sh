@@ -39,6 +39,20 @@ umbra_install_node() {
   fi
 }
 
+# The HTML report is tested in a real browser.
+umbra_install_browser() {
+  if command -v chromium >/dev/null 2>&1; then return 0; fi
+  if [ "$(id -u)" -eq 0 ]; then
+    echo "umbra: installing chromium (for the HTML report's test)"
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null
+  else
+    echo "umbra: chromium is needed for the tests; run:" >&2
+    echo "  sudo apt-get install -y chromium" >&2
+    exit 1
+  fi
+}
+
 umbra_check_dotnet() {
   if ! command -v dotnet >/dev/null 2>&1; then
     echo "umbra: the .NET SDK (dotnet) is not on PATH; install it, then run this again" >&2

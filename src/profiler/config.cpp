@@ -10,7 +10,7 @@ namespace {
 
 constexpr const char* kLogLevels[] = {"trace", "debug", "info", "warn", "error", "critical", "off"};
 constexpr const char* kKnownFormats[] = {"json", "text", "collapsed", "speedscope", "html"};
-constexpr const char* kWrittenFormats[] = {"json", "text", "collapsed", "speedscope"};
+constexpr const char* kWrittenFormats[] = {"json", "text", "collapsed", "speedscope", "html"};
 
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });

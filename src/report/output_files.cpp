@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "report/json_writer.h"
+#include "report/html_writer.h"
 #include "report/speedscope_writer.h"
 #include "report/text_writer.h"
 
@@ -56,6 +57,7 @@ std::string render_format(const Report& report, const std::string& format, const
   if (format == "json") return report_to_json(report);
   if (format == "text") return report_to_text(report, request.min_percent);
   if (format == "collapsed") return report_to_collapsed(report, request.collapsed);
+  if (format == "html") return report_to_html(report);
   if (format == "speedscope") return report_to_speedscope(report, "umbra " + report.mode + " profile of pid " + std::to_string(report.pid));
   return {};
 }

@@ -1,0 +1,109 @@
+#include "report/html_writer.h"
+
+#include <cinttypes>
+#include <cstdio>
+#include <unordered_map>
+#include <vector>
+
+#include "report/json_value.h"
+
+namespace umbra {
+
+extern const char* const kHtmlTemplate;  // generated from html_report.html
+
+namespace {
+
+class Strings {
+ public:
+  size_t index(const std::string& s) {
+    auto [it, inserted] = index_.emplace(s, list_.size());
+    if (inserted) list_.push_back(&it->first);
+    return it->second;
+  }
+  void write(std::string& out) const {
+    out += '[';
+    for (size_t i = 0; i < list_.size(); ++i) {
+      if (i) out += ',';
+      append_json_string(out, *list_[i]);
+    }
+    out += ']';
+  }
+
+ private:
+  std::unordered_map<std::string, size_t> index_;
+  std::vector<const std::string*> list_;
+};
+
+void number(std::string& out, std::optional<uint64_t> v) {
+  char buf[24];
+  if (v) std::snprintf(buf, sizeof buf, "%" PRIu64, *v);
+  else std::snprintf(buf, sizeof buf, "-1");
+  out += buf;
+}
+
+// Rows in preorder, iteratively: trees can be as deep as the deepest call stack.
+void flatten(const ReportNode& root, Strings& strings, std::string& out, size_t& count) {
+  std::vector<std::pair<const ReportNode*, long>> stack = {{&root, -1}};
+  while (!stack.empty()) {
+    auto [node, parent] = stack.back();
+    stack.pop_back();
+    long self = long(count++);
+    if (self > 0) out += ',';
+    out += '[';
+    out += std::to_string(parent);
+    out += ',' + std::to_string(strings.index(node->name));
+    out += ',' + std::to_string(strings.index(node->module));
+    out += node->kind == "native" ? ",1," : ",0,";
+    number(out, node->calls);
+    out += ',';
+    number(out, node->total_ns);
+    out += ',';
+    number(out, node->self_ns);
+    out += ',';
+    number(out, node->samples);
+    out += ',';
+    number(out, node->self_samples);
+    out += ',';
+    number(out, node->tail_entries);
+    out += ']';
+    for (auto it = node->children.rbegin(); it != node->children.rend(); ++it) stack.push_back({&*it, self});
+  }
+}
+
+}  // namespace
+
+std::string report_to_html(const Report& report) {
+  Strings strings;
+  std::string nodes, threads;
+  size_t count = 0;
+  for (size_t t = 0; t < report.threads.size(); ++t) {
+    const ReportThread& thread = report.threads[t];
+    size_t first = count;
+    for (const auto& root : thread.roots) flatten(root, strings, nodes, count);
+    if (t) threads += ',';
+    threads += "{\"name\":";
+    if (thread.name) append_json_string(threads, *thread.name);
+    else threads += "null";
+    threads += ",\"tid\":" + std::to_string(thread.os_tid) + ",\"first\":" + std::to_string(first) +
+               ",\"count\":" + std::to_string(count - first) + "}";
+  }
+  std::string data = "{\"mode\":";
+  append_json_string(data, report.mode);
+  data += ",\"pid\":" + std::to_string(report.pid) + ",\"duration_ns\":" + std::to_string(report.duration_ns);
+  data += ",\"strings\":";
+  strings.write(data);
+  data += ",\"threads\":[" + threads + "],\"nodes\":[" + nodes + "]}";
+  // Inside <script>, "</" could end the element early.
+  std::string safe;
+  safe.reserve(data.size());
+  for (size_t i = 0; i < data.size(); ++i) {
+    if (data[i] == '<' && i + 1 < data.size() && data[i + 1] == '/') safe += "<\\";
+    else safe += data[i];
+  }
+  std::string page = kHtmlTemplate;
+  const std::string marker = "/*UMBRA_DATA*/";
+  page.replace(page.find(marker), marker.size(), safe);
+  return page;
+}
+
+}  // namespace umbra

@@ -1,0 +1,14 @@
+// A self-contained HTML page (no network, no CDN): per thread and for all threads, a flame graph on a canvas and a
+// collapsible call tree, search that highlights matching frames, and details on hover (calls, total and self time,
+// samples, native or managed, tail-call entries). The page is src/report/html_report.html, embedded at build time.
+#pragma once
+
+#include <string>
+
+#include "report/report.h"
+
+namespace umbra {
+
+std::string report_to_html(const Report& report);
+
+}  // namespace umbra
