@@ -256,12 +256,7 @@ void Session::finish(const char* trigger, bool runtime_usable, bool provisional)
     Report report = build_report(trigger);
     OutputRequest request{config_.output_prefix, config_.formats, config_.min_percent, report.pid};
     auto written = write_report_files(report, request, [](const std::string& line) { log::always(line); });
-    uint64_t calls = 0;
-    for (const auto& t : report.threads) calls += thread_calls(t);
-    std::string files;
-    for (const auto& w : written) files += (files.empty() ? "" : ", ") + w;
-    log::always(std::string(report.mode) + " profile: " + std::to_string(report.threads.size()) + " threads, " +
-                std::to_string(calls) + " calls; wrote " + (files.empty() ? "nothing" : files));
+    log::always(summary_line(report, written));
     if (config_.verify && config_.mode == Mode::kShadow) print_verify_summary();
   });
 }

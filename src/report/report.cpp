@@ -23,6 +23,34 @@ uint64_t thread_calls(const ReportThread& thread) {
   return total;
 }
 
+namespace {
+uint64_t sum_counts(const JsonValue* object) {
+  uint64_t total = 0;
+  if (object && object->is_object())
+    for (const auto& [k, v] : object->as_object())
+      if (v.is_number()) total += v.as_uint();
+  return total;
+}
+}  // namespace
+
+uint64_t total_drops(const Report& report) {
+  const JsonValue* sampler = report.stats.find("sampler");
+  return sum_counts(report.stats.find("drops")) + sum_counts(sampler ? sampler->find("drops") : nullptr);
+}
+
+std::string summary_line(const Report& report, const std::vector<std::string>& files) {
+  uint64_t calls = 0, samples = 0;
+  for (const auto& t : report.threads) {
+    calls += thread_calls(t);
+    samples += thread_samples(t);
+  }
+  std::string written;
+  for (const auto& f : files) written += (written.empty() ? "" : ", ") + f;
+  return report.mode + " profile: " + std::to_string(report.threads.size()) + " threads, " + std::to_string(calls) +
+         " calls, " + std::to_string(samples) + " samples, " + std::to_string(total_drops(report)) +
+         " not captured (stats.drops); wrote " + (written.empty() ? "nothing" : written);
+}
+
 uint64_t thread_samples(const ReportThread& thread) {
   uint64_t total = 0;
   for (const auto& root : thread.roots) total += root.samples;

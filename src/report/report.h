@@ -50,5 +50,9 @@ struct Report {
 uint64_t thread_total_ns(const ReportThread& thread);
 uint64_t thread_calls(const ReportThread& thread);
 uint64_t thread_samples(const ReportThread& thread);
+// Everything counted as not captured: stats.drops and stats.sampler.drops, summed.
+uint64_t total_drops(const Report& report);
+// The line printed at exit: mode, threads, calls, samples, drops, and the files written.
+std::string summary_line(const Report& report, const std::vector<std::string>& files);
 
 }  // namespace umbra

@@ -46,5 +46,20 @@ TEST(TextWriter, SaysWhenNothingWasDropped) {
   EXPECT_NE(report_to_text(r, 0.5).find("not captured: nothing"), std::string::npos);
 }
 
+TEST(Summary, OneLineWithEverythingAUserAsksFirst) {
+  Report r = testing::known_report();
+  r.threads[0].roots[0].samples = 5;
+  JsonValue sampler = JsonValue::object();
+  JsonValue drops = JsonValue::object();
+  drops.set("snapshot_unsafe", uint64_t(3));
+  sampler.set("drops", std::move(drops));
+  r.stats.set("sampler", std::move(sampler));
+  EXPECT_EQ(total_drops(r), 5u);  // 2 stack_overflow + 3 snapshot_unsafe
+  EXPECT_EQ(summary_line(r, {"a.json", "a.txt"}),
+            "shadow profile: 2 threads, 15 calls, 5 samples, 5 not captured (stats.drops); wrote a.json, a.txt");
+  EXPECT_EQ(summary_line(Report{}, {}),
+            "shadow profile: 0 threads, 0 calls, 0 samples, 0 not captured (stats.drops); wrote nothing");
+}
+
 }  // namespace
 }  // namespace umbra
