@@ -13,7 +13,11 @@ namespace {
 
 constexpr size_t kMaxFramesPerTick = size_t(1) << 18;
 constexpr size_t kMaxFramesPerThread = 4096;
-constexpr auto kNativeTopWait = std::chrono::milliseconds(2);
+// How long to wait for threads to answer the native-top signal. They answer within microseconds unless they are
+// not scheduled (a loaded machine); the wait sleeps, so it costs the program nothing.
+std::chrono::milliseconds native_top_wait(uint32_t interval_ms) {
+  return std::chrono::milliseconds(std::clamp<uint32_t>(interval_ms, 2, 10));
+}
 
 }  // namespace
 
@@ -137,8 +141,8 @@ void Sampler::capture_native_tops() {
     any |= request_native_capture(tid, t->capture);
   }
   if (!any) return;
-  // Threads answer within microseconds unless they are descheduled; a late one is sampled without its top.
-  auto deadline = std::chrono::steady_clock::now() + kNativeTopWait;
+  // A thread that answers too late is sampled without its top (native_top_timeout).
+  auto deadline = std::chrono::steady_clock::now() + native_top_wait(options_.interval_ms);
   for (;;) {
     bool pending = false;
     for (auto& t : targets_) {

@@ -1,7 +1,7 @@
 // Native and managed work in known proportions, for umbra's sampled-mode tests. First argument:
 //   spin      managed Spin() calls a CPU-heavy native function for ~1.5 s
 //   callback  managed RunCallback() -> native umbra_native_callback -> native trampoline -> managed Callback()
-//   ratio     two busy managed methods taking 3:1 of the CPU for ~2 s
+//   ratio     two busy managed methods doing 3:1 of the work for ~2 s
 //   churn     5,000 short-lived threads, each running ChurnBody()
 //   blocked   a thread sleeps in native code for the whole run while the main thread works
 // The native library's path comes from UMBRA_TEST_NATIVE_LIB.
@@ -66,8 +66,19 @@ public static unsafe class Program
         }
     }
 
-    [MethodImpl(MethodImplOptions.NoInlining)] static long BusyThree() => CpuFor(TimeSpan.FromMilliseconds(3));
-    [MethodImpl(MethodImplOptions.NoInlining)] static long BusyOne() => CpuFor(TimeSpan.FromMilliseconds(1));
+    // Fixed amounts of work, not of time: 3:1 of the CPU even when the machine is busy with other things.
+    [MethodImpl(MethodImplOptions.NoInlining)] static long BusyThree() => Work(3 * WorkUnit);
+    [MethodImpl(MethodImplOptions.NoInlining)] static long BusyOne() => Work(WorkUnit);
+
+    const long WorkUnit = 400_000;
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static long Work(long iterations)
+    {
+        long x = 1;
+        for (long i = 0; i < iterations; i++) x = x * 6364136223846793005L + i;
+        return x & 1;
+    }
 
     [MethodImpl(MethodImplOptions.NoInlining)]
     static long CpuFor(TimeSpan span)
