@@ -102,6 +102,12 @@ TEST_F(Formats, ReportConvertsFiltersAndRanks) {
   EXPECT_EQ(total_calls(roots_of(threads_of(all)[0]), "KnownCounts.Program.Work"), 1000u);  // 100+200+300+400
   EXPECT_EQ(total_calls(roots_of(threads_of(all)[0]), "KnownCounts.Program.ShortLivedBody"), 500u);
 
+  ProcessResult threads = run_process({launcher_path(), "report", path("shadow.json"), "--format", "collapsed",
+                                       "--collapsed-threads", "-o", path("by-thread")});
+  ASSERT_EQ(threads.exit_code, 0) << threads.err;
+  EXPECT_NE(read_file(path("by-thread.collapsed")).find("\nWorker-3;System.Threading.Thread.StartCallback;"),
+            std::string::npos);
+
   ProcessResult top = run_process({launcher_path(), "report", path("shadow.json"), "--top", "50"});
   ASSERT_EQ(top.exit_code, 0) << top.err;
   EXPECT_NE(top.out.find("self ms"), std::string::npos);

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "report/collapsed_writer.h"
+#include "report/html_writer.h"
 #include "report/json_parser.h"
 #include "report/json_writer.h"
 #include "report/report_reader.h"
@@ -79,6 +80,33 @@ TEST(SpeedscopeWriter, SampledModeHasOneStackPerLeaf) {
   EXPECT_EQ(p.find("samples")->as_array()[1].as_array().size(), 2u);  // Main, Hot
   EXPECT_EQ(p.find("weights")->as_array()[1].as_uint(), 3u);
   EXPECT_EQ(p.find("endValue")->as_uint(), 4u);
+}
+
+TEST(HtmlWriter, EmbedsTheTreeSafely) {
+  Report r = testing::known_report();
+  r.threads[0].roots[0].children[1].name = "Evil</script><script>alert(1)";
+  std::string page = report_to_html(r);
+  EXPECT_EQ(page.find("/*UMBRA_DATA*/"), std::string::npos);
+  EXPECT_EQ(page.find("</script><script>alert"), std::string::npos) << "a name cannot end the data element";
+  EXPECT_NE(page.find("Evil<\\/script>"), std::string::npos);
+  // The data is flat, in preorder: Main (a root), then Hot and the renamed Tiny under it, then Run on thread 2.
+  auto data_at = page.find("<script id=\"umbra-data\" type=\"application/json\">");
+  ASSERT_NE(data_at, std::string::npos);
+  auto start = page.find('>', data_at) + 1;
+  std::string data = page.substr(start, page.find("</script>", start) - start);
+  for (size_t at = 0; (at = data.find("<\\/", at)) != std::string::npos; at += 3) data.replace(at, 3, "</");
+  JsonValue doc = parse_json(data);
+  const auto& nodes = doc.find("nodes")->as_array();
+  ASSERT_EQ(nodes.size(), 4u);
+  EXPECT_EQ(nodes[0].as_array()[0].as_int(), -1);  // a root
+  EXPECT_EQ(nodes[1].as_array()[0].as_int(), 0);   // under Main
+  EXPECT_EQ(nodes[1].as_array()[4].as_uint(), 10u);  // Hot's calls
+  EXPECT_EQ(nodes[3].as_array()[0].as_int(), -1);  // thread 2's root
+  const auto& threads = doc.find("threads")->as_array();
+  ASSERT_EQ(threads.size(), 2u);
+  EXPECT_EQ(threads[1].find("first")->as_uint(), 3u);
+  EXPECT_EQ(doc.find("strings")->as_array()[doc.find("nodes")->as_array()[2].as_array()[1].as_uint()].as_string(),
+            "Evil</script><script>alert(1)");
 }
 
 TEST(ReportReader, ReadsWhatTheWriterWrote) {

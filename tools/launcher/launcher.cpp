@@ -87,6 +87,7 @@ std::string usage() {
       "usage: umbra run [options] -- COMMAND [ARGS...]\n"
       "       umbra report FILE.json [--format LIST] [-o PREFIX] [--thread NAME|TID] [--merge-threads]\n"
       "                    [--min-percent P] [--top N] [--collapsed-weight samples|self_ns|calls]\n"
+      "                    [--collapsed-threads]\n"
       "\n"
       "Runs COMMAND (a .NET program) under the umbra profiler and returns its exit code.\n"
       "\n"

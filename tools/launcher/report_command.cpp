@@ -29,13 +29,15 @@ struct ReportArgs {
   double min_percent = 0.5;
   std::optional<uint64_t> top;
   CollapsedWeight weight = CollapsedWeight::kSamples;
+  bool collapsed_threads = false;
 };
 
 int usage_error(const std::string& message) {
   std::fprintf(stderr,
                "umbra report: %s\n"
                "usage: umbra report FILE.json [--format LIST] [-o PREFIX] [--thread NAME|TID] [--merge-threads]\n"
-               "                    [--min-percent P] [--top N] [--collapsed-weight samples|self_ns|calls]\n",
+               "                    [--min-percent P] [--top N] [--collapsed-weight samples|self_ns|calls]\n"
+               "                    [--collapsed-threads]\n",
                message.c_str());
   return 2;
 }
@@ -62,6 +64,8 @@ std::optional<std::string> parse_args(const std::vector<std::string>& args, Repo
       auto v = value();
       if (!v) return a + " needs a thread name or OS thread id";
       out.thread = *v;
+    } else if (a == "--collapsed-threads") {
+      out.collapsed_threads = true;
     } else if (a == "--merge-threads") {
       out.merge_threads = true;
     } else if (a == "--min-percent") {
@@ -194,7 +198,8 @@ int run_report_command(const std::vector<std::string>& args) {
     }
     if (a.merge_threads) merge_threads(report);
     if (a.top) print_top(report, *a.top);
-    OutputRequest request{a.prefix, a.formats, a.min_percent, report.pid, CollapsedOptions{a.weight, false}};
+    OutputRequest request{a.prefix, a.formats, a.min_percent, report.pid,
+                          CollapsedOptions{a.weight, a.collapsed_threads}};
     progress("writing " + std::to_string(a.formats.size()) + " format(s)");
     auto written = write_report_files(report, request, [&](const std::string& line) {
       std::fprintf(stderr, "umbra report: %s\n", line.c_str());
