@@ -103,7 +103,8 @@ TEST_F(Formats, ReportConvertsFiltersAndRanks) {
   EXPECT_EQ(total_calls(roots_of(threads_of(all)[0]), "KnownCounts.Program.ShortLivedBody"), 500u);
 
   ProcessResult threads = run_process({launcher_path(), "report", path("shadow.json"), "--format", "collapsed",
-                                       "--collapsed-threads", "-o", path("by-thread")});
+                                       "--collapsed-threads", "--collapsed-weight", "calls", "-o",
+                                       path("by-thread")});
   ASSERT_EQ(threads.exit_code, 0) << threads.err;
   EXPECT_NE(read_file(path("by-thread.collapsed")).find("\nWorker-3;System.Threading.Thread.StartCallback;"),
             std::string::npos);
