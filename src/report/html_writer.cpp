@@ -53,18 +53,12 @@ void flatten(const ReportNode& root, Strings& strings, std::string& out, size_t&
     out += std::to_string(parent);
     out += ',' + std::to_string(strings.index(node->name));
     out += ',' + std::to_string(strings.index(node->module));
-    out += node->kind == "native" ? ",1," : ",0,";
-    number(out, node->calls);
-    out += ',';
-    number(out, node->total_ns);
-    out += ',';
-    number(out, node->self_ns);
-    out += ',';
-    number(out, node->samples);
-    out += ',';
-    number(out, node->self_samples);
-    out += ',';
-    number(out, node->tail_entries);
+    out += node->kind == "native" ? ",1" : ",0";
+    for (std::optional<uint64_t> v : {node->calls, node->total_ns, node->self_ns, std::optional(node->samples),
+                                      std::optional(node->self_samples), std::optional(node->tail_entries)}) {
+      out += ',';
+      number(out, v);
+    }
     out += ']';
     for (auto it = node->children.rbegin(); it != node->children.rend(); ++it) stack.push_back({&*it, self});
   }
