@@ -84,12 +84,16 @@ std::string report_to_text(const Report& report, double min_percent) {
                 report.mode.c_str(), report.pid, report.runtime.c_str(), double(report.duration_ns) / 1e9,
                 report.threads.size());
   out += buf;
+  // The same counts as the exit line's "not captured": the hooks' drops and the sampler's.
   std::string drops;
-  if (const JsonValue* d = report.stats.find("drops"); d && d->is_object()) {
-    for (const auto& [reason, count] : d->as_object()) {
-      if (count.is_number() && count.as_uint() > 0) drops += " " + reason + "=" + with_commas(count.as_uint());
-    }
-  }
+  auto list_drops = [&](const JsonValue* d, const std::string& prefix) {
+    if (d == nullptr || !d->is_object()) return;
+    for (const auto& [reason, count] : d->as_object())
+      if (count.is_number() && count.as_uint() > 0) drops += " " + prefix + reason + "=" + with_commas(count.as_uint());
+  };
+  list_drops(report.stats.find("drops"), "");
+  const JsonValue* sampler = report.stats.find("sampler");
+  list_drops(sampler ? sampler->find("drops") : nullptr, "sampler.");
   out += "not captured:" + (drops.empty() ? std::string(" nothing") : drops) + "\n";
   if (const JsonValue* r = report.stats.find("reconcile"); r && r->is_object()) {
     auto number = [&](const JsonValue* o, const char* key) {

@@ -40,6 +40,18 @@ TEST(TextWriter, SortsChildrenByTotal) {
   EXPECT_LT(text.find("App.Program.Hot"), text.find("App.Program.Tiny"));
 }
 
+TEST(TextWriter, NotCapturedListsTheSamplersDropsToo) {
+  Report r = testing::known_report();
+  JsonValue sampler = JsonValue::object();
+  JsonValue drops = JsonValue::object();
+  drops.set("snapshot_unsafe", uint64_t(3));
+  drops.set("no_frames", uint64_t(0));
+  sampler.set("drops", std::move(drops));
+  r.stats.set("sampler", std::move(sampler));
+  EXPECT_NE(report_to_text(r, 0.5).find("not captured: stack_overflow=2 sampler.snapshot_unsafe=3\n"),
+            std::string::npos);
+}
+
 TEST(TextWriter, SaysWhenNothingWasDropped) {
   Report r = testing::known_report();
   r.stats = JsonValue::object();
