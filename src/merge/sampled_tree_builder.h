@@ -13,8 +13,6 @@
 
 namespace umbra {
 
-using NativeLookup = std::function<NativeSymbol(uintptr_t ip)>;
-
 std::vector<ReportNode> build_sampled_roots(const SampledTree& tree,
                                             const std::function<FunctionName(clr::FunctionID)>& managed,
                                             const NativeLookup& native);

@@ -16,7 +16,7 @@ struct Lookups {
   double ns_per_tick;
   const OpenTicks& open;
   const SpliceLookup& splices;
-  const NativeSymbolLookup& native;
+  const NativeLookup& native;
 };
 
 ReportNode convert(const CallNode& node, const Lookups& l);
@@ -108,7 +108,7 @@ void finish_totals(ReportNode& node) {
 
 std::vector<ReportNode> build_roots(const CallNode& root, const NameLookup& names, double ns_per_tick,
                                     const OpenTicks& open, const SpliceLookup& splices,
-                                    const NativeSymbolLookup& native) {
+                                    const NativeLookup& native) {
   Lookups l{names, ns_per_tick, open, splices, native};
   std::vector<ReportNode> roots;
   SiblingMerger merger(roots);

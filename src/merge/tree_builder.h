@@ -20,7 +20,6 @@ namespace umbra {
 using NameLookup = std::function<FunctionName(clr::FunctionID)>;
 // Frames the reconciliation found between a node and its parent (root first), or nullptr.
 using SpliceLookup = std::function<const std::vector<SampleFrame>*(const CallNode*)>;
-using NativeSymbolLookup = std::function<NativeSymbol(uintptr_t ip)>;
 
 // Ticks of frames still open when the report is taken, per node; added to those nodes' totals.
 using OpenTicks = std::unordered_map<const CallNode*, uint64_t>;
@@ -29,7 +28,7 @@ using OpenTicks = std::unordered_map<const CallNode*, uint64_t>;
 // frames as "kind":"native"; their calls are unknown, their time is their child's).
 std::vector<ReportNode> build_roots(const CallNode& root, const NameLookup& names, double ns_per_tick,
                                     const OpenTicks& open, const SpliceLookup& splices = nullptr,
-                                    const NativeSymbolLookup& native = nullptr);
+                                    const NativeLookup& native = nullptr);
 
 // Appends nodes to a sibling list, merging those with the same method (hash index: lists can be long).
 class SiblingMerger {

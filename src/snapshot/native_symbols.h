@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -13,6 +14,8 @@ struct NativeSymbol {
   std::string name;    // demangled function, or "module+0xoffset" when the module exports no symbol for it
   std::string module;  // file name of the shared object
 };
+
+using NativeLookup = std::function<NativeSymbol(uintptr_t ip)>;
 
 class NativeSymbols {
  public:

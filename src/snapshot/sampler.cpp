@@ -201,7 +201,7 @@ void Sampler::walk_suspended() {
       // compared above
     } else {
       if (sink.overflowed) count(SampleDrop::kFramesTruncated);
-      if (walks_.size() < walks_.capacity()) walks_.push_back({*it, used, sink.count, sink.first_managed_ip, false});
+      if (walks_.size() < walks_.capacity()) walks_.push_back({*it, used, sink.count, sink.first_managed_ip});
       used += sink.count;
     }
   }
@@ -299,6 +299,36 @@ std::string Sampler::first_unexplained() {
   return first_unexplained_;
 }
 
+// Pushes the thread's native top onto stack_ if it belongs to this walk; consumes or withdraws the capture.
+bool Sampler::stitch_native_top(NativeCapture& capture, const Walk& walk) {
+  if (capture.state.load(std::memory_order_acquire) != NativeCapture::kDone) {
+    if (cancel_native_capture(capture)) ++tick_.drops[static_cast<size_t>(SampleDrop::kNativeTopTimeout)];
+    return false;
+  }
+  bool stitched = false;
+  if (capture.tick != tick_index_) {
+    ++tick_.drops[static_cast<size_t>(SampleDrop::kNativeTopStale)];  // answered too late, for an earlier tick
+  } else if (capture.count > 0) {
+    // It belongs here only if the native code returns exactly where the walk's top managed frame is (a thread
+    // still in native code), or into a stub the walk does not show; otherwise the thread left native code before
+    // the suspension. A top that never reached JIT-compiled code (stop_ip 0) connects to no managed frame.
+    clr::FunctionID at_stop = 0;
+    bool into_top = capture.stop_ip == walk.first_managed_ip;
+    bool into_stub = !into_top && capture.stop_ip != 0 &&
+                     (!clr::succeeded(info_.GetFunctionFromIP(reinterpret_cast<clr::LPCBYTE>(capture.stop_ip),
+                                                              &at_stop)) ||
+                      at_stop == 0);
+    if (into_top || into_stub) {
+      stitched = true;
+      for (uint32_t i = 0; i < capture.count; ++i) stack_.push_back({capture.frames[i], true});
+    } else {
+      ++tick_.drops[static_cast<size_t>(SampleDrop::kNativeTopStale)];
+    }
+  }
+  capture.state.store(NativeCapture::kIdle, std::memory_order_release);
+  return stitched;
+}
+
 void Sampler::attribute() {
   std::lock_guard<std::mutex> lock(tree_mutex_);
   if (stopped_) return;
@@ -307,33 +337,7 @@ void Sampler::attribute() {
     SampledThread& t = *walk.thread;
     stack_.clear();
     // Leaf first: the native top (if the thread was in native code), then what the walk saw.
-    NativeCapture& capture = t.capture;
-    bool native_top = false;
-    if (capture.state.load(std::memory_order_acquire) == NativeCapture::kDone) {
-      if (capture.tick != tick_index_) {
-        ++tick_.drops[static_cast<size_t>(SampleDrop::kNativeTopStale)];  // answered too late, for an earlier tick
-      } else if (capture.count > 0) {
-        // The native top belongs on this stack only if it returns into the walk's topmost managed frame (or a
-        // stub the walk does not show); otherwise the thread left native code before the suspension.
-        clr::FunctionID at_stop = 0;
-        // A top that never reached JIT-compiled code (stop_ip 0) does not connect to any managed frame.
-        bool into_stub = capture.stop_ip != 0 &&
-                         (!clr::succeeded(info_.GetFunctionFromIP(reinterpret_cast<clr::LPCBYTE>(capture.stop_ip),
-                                                                  &at_stop)) ||
-                          at_stop == 0);
-        // For a thread still in native code, the walk's top managed frame is exactly where the native code returns.
-        bool into_top = capture.stop_ip == walk.first_managed_ip;
-        if (into_stub || into_top) {
-          native_top = true;
-          for (uint32_t i = 0; i < capture.count; ++i) stack_.push_back({capture.frames[i], true});
-        } else {
-          ++tick_.drops[static_cast<size_t>(SampleDrop::kNativeTopStale)];
-        }
-      }
-      capture.state.store(NativeCapture::kIdle, std::memory_order_release);
-    } else if (cancel_native_capture(capture)) {
-      ++tick_.drops[static_cast<size_t>(SampleDrop::kNativeTopTimeout)];
-    }
+    bool native_top = stitch_native_top(t.capture, walk);
     for (size_t i = 0; i < walk.count; ++i) stack_.push_back(frames_[walk.first + i]);
     std::reverse(stack_.begin(), stack_.end());
     t.tree.add(stack_.data(), stack_.size());

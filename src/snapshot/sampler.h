@@ -90,7 +90,6 @@ class Sampler {
     std::shared_ptr<SampledThread> thread;
     size_t first = 0, count = 0;
     uintptr_t first_managed_ip = 0;
-    bool native_top = false;
   };
 
   void run();
@@ -101,6 +100,7 @@ class Sampler {
   void capture_native_tops();
   void walk_suspended();
   void attribute();
+  bool stitch_native_top(NativeCapture& capture, const Walk& walk);
   void count(SampleDrop reason) { ++tick_.drops[static_cast<size_t>(reason)]; }
 
   clr::ICorProfilerInfo10& info_;
