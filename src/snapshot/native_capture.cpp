@@ -15,12 +15,14 @@ namespace {
 int g_signal = 0;
 
 // Async-signal-safe: only libunwind local unwinding (per-thread caching) and atomics on the capture.
+// ThreadSanitizer does not model a signal's delivery as ordering; tests/tsan.supp says so for this handler.
 void on_capture_signal(int, siginfo_t* info, void* ucontext) {
   int saved_errno = errno;
   auto* capture = info && info->si_code == SI_QUEUE && info->si_pid == getpid()
                       ? static_cast<NativeCapture*>(info->si_value.sival_ptr)
                       : nullptr;
-  if (capture != nullptr) capture->signal_queued.store(false, std::memory_order_release);
+  // An exchange, not a store: reading the requester's release store orders everything it wrote before this.
+  if (capture != nullptr) capture->signal_queued.exchange(false, std::memory_order_acq_rel);
   uint32_t expected = NativeCapture::kRequested;
   // The acquire load pairs with the request's release store, so everything the sampler wrote before signalling
   // (the magic included) is visible here.

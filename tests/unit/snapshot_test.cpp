@@ -178,21 +178,31 @@ TEST(WalkGuard, ConcurrentWalksAndDestroys) {
   for (int i = 1; i <= kThreads; ++i) registry.on_created(clr::ThreadID(i));
   std::atomic<bool> done{false};
   std::atomic<int> walks{0};
+  // The guarantee: ThreadDestroyed never returns while a walk of its thread is in flight.
+  std::vector<std::atomic<bool>> destroy_returned(kThreads + 1);
+  std::atomic<int> violations{0};
   std::thread sampler([&] {
     std::vector<std::shared_ptr<SampledThread>> targets;
     while (!done) {
       registry.sampling_targets(targets);
       for (auto& t : targets) {
         if (!t->begin_walk()) continue;
-        EXPECT_FALSE(t->dying.load());
+        for (int spin = 0; spin < 50; ++spin) {
+          if (destroy_returned[t->thread_id].load(std::memory_order_seq_cst)) violations.fetch_add(1);
+          std::this_thread::yield();
+        }
         walks.fetch_add(1);
         t->end_walk();
       }
     }
   });
-  for (int i = 1; i <= kThreads; ++i) registry.on_destroyed(clr::ThreadID(i));
+  for (int i = 1; i <= kThreads; ++i) {
+    registry.on_destroyed(clr::ThreadID(i));
+    destroy_returned[i].store(true, std::memory_order_seq_cst);
+  }
   done = true;
   sampler.join();
+  EXPECT_EQ(violations.load(), 0);
   EXPECT_EQ(registry.threads_destroyed(), uint64_t(kThreads));
   std::vector<std::shared_ptr<SampledThread>> left;
   registry.sampling_targets(left);
