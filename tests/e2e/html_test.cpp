@@ -33,6 +33,17 @@ std::map<std::string, std::string> body_data(const std::string& dom) {
   return out;
 }
 
+// Opens `url` in headless Chromium and returns the page's body data once it has run.
+std::map<std::string, std::string> render(const std::string& dir, const std::string& url) {
+  auto argv = chromium(dir + "/chromium");
+  argv.push_back("--dump-dom");
+  argv.push_back(url);
+  ProcessResult dom = run_process(argv, {}, 120);
+  auto data = body_data(dom.out);
+  EXPECT_EQ(data["ready"], "yes") << dom.err.substr(0, 2000);
+  return data;
+}
+
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), {});
@@ -55,17 +66,13 @@ TEST(Html, FlameGraphSearchAndScreenshotInABrowser) {
   for_each_node(report, [&](const JsonValue& n) { fib_nodes += name_of(n) == "KnownCounts.Program.Fib"; });
   ASSERT_EQ(fib_nodes, 20u);
 
-  auto argv = chromium(dir + "/chromium");
-  argv.push_back("--dump-dom");
-  argv.push_back("file://" + dir + "/r.html#thread=&search=KnownCounts.Program.Fib");
-  ProcessResult dom = run_process(argv, {}, 120);
-  auto data = body_data(dom.out);
-  ASSERT_EQ(data["ready"], "yes") << dom.err.substr(0, 2000);
+  auto data = render(dir, "file://" + dir + "/r.html#thread=&search=KnownCounts.Program.Fib");
+  ASSERT_EQ(data["ready"], "yes");
   EXPECT_GT(std::stoul(data["drawn"]), 100u);
   EXPECT_EQ(std::stoul(data["matches"]), fib_nodes);
   EXPECT_GT(std::stoul(data["highlighted"]), 0u);
 
-  argv = chromium(dir + "/chromium");
+  auto argv = chromium(dir + "/chromium");
   argv.push_back("--screenshot=" + dir + "/page.png");
   argv.push_back("file://" + dir + "/r.html#search=Fib");
   run_process(argv, {}, 120);
@@ -94,12 +101,8 @@ TEST(Html, AFiftyThousandNodeReportOpens) {
   ProcessResult convert = run_process({launcher_path(), "report", dir + "/big.json", "--format", "html", "-o",
                                        dir + "/big"});
   ASSERT_EQ(convert.exit_code, 0) << convert.err;
-  auto argv = chromium(dir + "/chromium");
-  argv.push_back("--dump-dom");
-  argv.push_back("file://" + dir + "/big.html#search=Chain7.Level199");
-  ProcessResult dom = run_process(argv, {}, 120);
-  auto data = body_data(dom.out);
-  ASSERT_EQ(data["ready"], "yes") << dom.err.substr(0, 2000);
+  auto data = render(dir, "file://" + dir + "/big.html#search=Chain7.Level199");
+  ASSERT_EQ(data["ready"], "yes");
   EXPECT_EQ(data["matches"], "1");
   EXPECT_GT(std::stoul(data["drawn"]), 1000u);
 }

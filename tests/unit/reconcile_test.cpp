@@ -2,22 +2,19 @@
 
 #include <gtest/gtest.h>
 
+#include "shadow_limits.h"
+
 #include <vector>
 
 namespace umbra {
 namespace {
 
+using testing::small_limits;
+
 constexpr clr::FunctionID MAIN = 0x10, A = 0x11, B = 0x12, C = 0x13, STUB = 0x99;
 
-ShadowLimits limits() {
-  ShadowLimits l;
-  l.max_depth = 64;
-  l.node_bytes = size_t(1) << 20;
-  return l;
-}
-
 struct Fixture {
-  ThreadShadow shadow{limits()};
+  ThreadShadow shadow{small_limits()};
   std::vector<SampleFrame> root_first = std::vector<SampleFrame>(64);
   std::vector<Splice> splices = std::vector<Splice>(16);
   std::vector<SampleFrame> splice_frames = std::vector<SampleFrame>(64);

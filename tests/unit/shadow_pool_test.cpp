@@ -2,6 +2,8 @@
 // the lifetime rules that ThreadSanitizer checks.
 #include <gtest/gtest.h>
 
+#include "shadow_limits.h"
+
 #include <atomic>
 #include <thread>
 #include <vector>
@@ -13,12 +15,7 @@
 namespace umbra {
 namespace {
 
-ShadowLimits limits() {
-  ShadowLimits l;
-  l.max_depth = 256;
-  l.node_bytes = size_t(4) << 20;
-  return l;
-}
+using testing::small_limits;
 
 uint64_t sum_calls(const CallNode& node) {
   uint64_t total = node.calls.get();
@@ -27,7 +24,7 @@ uint64_t sum_calls(const CallNode& node) {
 }
 
 TEST(ShadowPool, ClaimGivesEachThreadItsOwnShadow) {
-  ShadowPool pool(limits());
+  ShadowPool pool(small_limits(256, size_t(4) << 20));
   pool.prepare(4);
   EXPECT_EQ(pool.prepared_count(), 4u);
   ThreadShadow* a = pool.claim(1);
@@ -44,7 +41,7 @@ TEST(ShadowPool, ClaimGivesEachThreadItsOwnShadow) {
 }
 
 TEST(ShadowPool, AnEmptyPoolSaysSo) {
-  ShadowPool pool(limits());
+  ShadowPool pool(small_limits(256, size_t(4) << 20));
   EXPECT_EQ(pool.claim(1), nullptr);
 }
 
@@ -52,7 +49,7 @@ thread_local clr::ThreadID t_test_thread_id = 0;
 clr::ThreadID test_thread_id() { return t_test_thread_id; }
 
 TEST(ShadowPool, ConcurrentOwnersAndAReader) {
-  ShadowPool pool(limits());
+  ShadowPool pool(small_limits(256, size_t(4) << 20));
   ThreadRegistry registry(pool);
   pool.prepare(ThreadRegistry::kPreparedShadows);
   hooks::install_pool(&pool, &test_thread_id);
@@ -106,7 +103,7 @@ TEST(ShadowPool, ConcurrentOwnersAndAReader) {
 }
 
 TEST(ThreadRegistry, DestroyedOnAnotherThreadKeepsTheTreeAndTheName) {
-  ShadowPool pool(limits());
+  ShadowPool pool(small_limits(256, size_t(4) << 20));
   ThreadRegistry registry(pool);
   pool.prepare(2);
   ThreadShadow* shadow = nullptr;

@@ -14,6 +14,7 @@
 #include "snapshot/native_symbols.h"
 #include "snapshot/sampled_tree.h"
 #include "snapshot/stack_walk.h"
+#include "shadow_limits.h"
 #include "threads/thread_registry.h"
 
 extern "C" __attribute__((noinline, visibility("default"))) void umbra_test_native_busy(std::atomic<bool>* stop) {
@@ -140,10 +141,7 @@ TEST(SampledTree, CountsSamplesPerPath) {
 }
 
 TEST(WalkGuard, ThreadDestroyedWaitsForTheWalkInFlight) {
-  ShadowLimits limits;
-  limits.max_depth = 64;
-  limits.node_bytes = size_t(1) << 20;
-  ShadowPool pool(limits);
+  ShadowPool pool(testing::small_limits());
   ThreadRegistry registry(pool);
   registry.on_created(42);
   std::vector<std::shared_ptr<SampledThread>> targets;
@@ -169,10 +167,7 @@ TEST(WalkGuard, ThreadDestroyedWaitsForTheWalkInFlight) {
 }
 
 TEST(WalkGuard, ConcurrentWalksAndDestroys) {
-  ShadowLimits limits;
-  limits.max_depth = 64;
-  limits.node_bytes = size_t(1) << 20;
-  ShadowPool pool(limits);
+  ShadowPool pool(testing::small_limits());
   ThreadRegistry registry(pool);
   constexpr int kThreads = 200;
   for (int i = 1; i <= kThreads; ++i) registry.on_created(clr::ThreadID(i));

@@ -2,20 +2,17 @@
 
 #include <gtest/gtest.h>
 
+#include "shadow_limits.h"
+
 #include <string>
 #include <vector>
 
 namespace umbra {
 namespace {
 
-constexpr clr::FunctionID A = 0xA, B = 0xB, C = 0xC, D = 0xD;
+using testing::small_limits;
 
-ShadowLimits small_limits(uint32_t depth = 64, size_t node_bytes = size_t(1) << 20) {
-  ShadowLimits limits;
-  limits.max_depth = depth;
-  limits.node_bytes = node_bytes;
-  return limits;
-}
+constexpr clr::FunctionID A = 0xA, B = 0xB, C = 0xC, D = 0xD;
 
 // The functions on the path from the root to `node`, outermost first.
 std::vector<clr::FunctionID> path_of(const CallNode* node) {

@@ -2,15 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include "shadow_limits.h"
+
 namespace umbra {
 namespace {
 
-ShadowLimits limits() {
-  ShadowLimits l;
-  l.max_depth = 64;
-  l.node_bytes = size_t(1) << 20;
-  return l;
-}
+using testing::small_limits;
 
 FunctionName name_of(clr::FunctionID f) {
   // Two function ids (say, two generic instantiations) share one display name.
@@ -19,7 +16,7 @@ FunctionName name_of(clr::FunctionID f) {
 }
 
 TEST(TreeBuilder, NamesTimesAndSelfTime) {
-  ThreadShadow s(limits());
+  ThreadShadow s(small_limits());
   s.enter(1, 0);
   s.enter(2, 10);
   s.leave(2, 40);
@@ -37,7 +34,7 @@ TEST(TreeBuilder, NamesTimesAndSelfTime) {
 }
 
 TEST(TreeBuilder, SiblingsWithOneNameAreMergedWithTheirChildren) {
-  ThreadShadow s(limits());
+  ThreadShadow s(small_limits());
   s.enter(1, 0);
   for (clr::FunctionID box : {clr::FunctionID(0xB1), clr::FunctionID(0xB2), clr::FunctionID(0xB1)}) {
     s.enter(box, 0);
@@ -56,7 +53,7 @@ TEST(TreeBuilder, SiblingsWithOneNameAreMergedWithTheirChildren) {
 }
 
 TEST(TreeBuilder, OpenFramesCountUpToNow) {
-  ThreadShadow s(limits());
+  ThreadShadow s(small_limits());
   s.enter(1, 0);
   s.enter(2, 50);
   OpenTicks open;
@@ -68,7 +65,7 @@ TEST(TreeBuilder, OpenFramesCountUpToNow) {
 }
 
 TEST(TreeBuilder, SamplesAddUpTheTree) {
-  ThreadShadow s(limits());
+  ThreadShadow s(small_limits());
   s.enter(1, 0);
   s.enter(2, 0);
   s.current_node()->self_samples.store(3);
