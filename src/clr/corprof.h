@@ -9,6 +9,8 @@ namespace umbra::clr {
 
 using ThreadID = UINT_PTR;
 using FunctionID = UINT_PTR;
+// A FunctionID, or the clientData a FunctionIDMapper2 returned for it.
+using FunctionIDOrClientID = UINT_PTR;
 using ModuleID = UINT_PTR;
 using ClassID = UINT_PTR;
 using AssemblyID = UINT_PTR;
@@ -75,6 +77,12 @@ using FunctionEnter2 = void(FunctionID, UINT_PTR client_data, COR_PRF_FRAME_INFO
 using FunctionLeave2 = void(FunctionID, UINT_PTR client_data, COR_PRF_FRAME_INFO, COR_PRF_FUNCTION_ARGUMENT_RANGE*);
 using FunctionTailcall2 = void(FunctionID, UINT_PTR client_data, COR_PRF_FRAME_INFO);
 using FunctionIDMapper2 = UINT_PTR(FunctionID, void* client_data, BOOL* hook_function);
+// ELT3 fast-path hooks: the JIT calls them directly from prologs and epilogs. On Unix x86-64 they are not ordinary
+// functions (enter gets its argument in R14; all argument and return registers must survive): only assembly
+// trampolines may be registered. The declared type is what the runtime's interface takes.
+using FunctionEnter3 = void(FunctionIDOrClientID);
+using FunctionLeave3 = void(FunctionIDOrClientID);
+using FunctionTailcall3 = void(FunctionIDOrClientID);
 using StackSnapshotCallback = HRESULT(FunctionID, UINT_PTR ip, COR_PRF_FRAME_INFO, ULONG32 context_size, BYTE context[],
                                       void* client_data);
 
@@ -287,7 +295,8 @@ struct ICorProfilerInfo3 : ICorProfilerInfo2 {
   UMBRA_UNUSED_SLOT(RequestProfilerDetach);
   virtual HRESULT SetFunctionIDMapper2(FunctionIDMapper2* mapper, void* client_data) = 0;   // 59
   UMBRA_UNUSED_SLOT(GetStringLayout2);
-  UMBRA_UNUSED_SLOT(SetEnterLeaveFunctionHooks3);
+  virtual HRESULT SetEnterLeaveFunctionHooks3(FunctionEnter3* enter, FunctionLeave3* leave,
+                                              FunctionTailcall3* tailcall) = 0;            // 61
   UMBRA_UNUSED_SLOT(SetEnterLeaveFunctionHooks3WithInfo);
   UMBRA_UNUSED_SLOT(GetFunctionEnter3Info);
   UMBRA_UNUSED_SLOT(GetFunctionLeave3Info);

@@ -40,6 +40,15 @@ std::optional<Mode> parse_mode(const std::string& text) {
   return std::nullopt;
 }
 
+const char* hook_family_name(HookFamily family) { return family == HookFamily::kElt2 ? "elt2" : "elt3"; }
+
+std::optional<HookFamily> parse_hook_family(const std::string& text) {
+  std::string t = lower(text);
+  if (t == "elt3") return HookFamily::kElt3;
+  if (t == "elt2") return HookFamily::kElt2;
+  return std::nullopt;
+}
+
 std::optional<uint64_t> parse_unsigned(const std::string& text, uint64_t min, uint64_t max) {
   if (text.empty() || text.size() > 20 || !std::all_of(text.begin(), text.end(), ::isdigit)) return std::nullopt;
   errno = 0;
@@ -140,6 +149,8 @@ Config load_config(const EnvLookup& env, int64_t pid, std::vector<std::string>& 
   read<uint32_t>(env, "UMBRA_MAX_DEPTH", config.max_depth, depth, "a whole number from 16 to 16777216", "65536",
                  warnings);
 
+  read<HookFamily>(env, "UMBRA_HOOKS", config.hooks, parse_hook_family, "elt3 or elt2", "elt3", warnings);
+  read<bool>(env, "UMBRA_BENCH_NOOP_HOOKS", config.noop_hooks, parse_bool, "0 or 1", "0", warnings);
   read<bool>(env, "UMBRA_ALLOW_INLINING", config.allow_inlining, parse_bool, "0 or 1", "0", warnings);
 
   if (auto formats = env("UMBRA_FORMATS")) {

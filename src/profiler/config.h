@@ -12,6 +12,8 @@
 namespace umbra {
 
 enum class Mode { kShadow, kSampled };
+// Shadow mode's hook family: ELT3 (the JIT calls umbra's trampolines directly) or ELT2 (through the runtime's stub).
+enum class HookFamily { kElt3, kElt2 };
 
 struct Config {
   Mode mode = Mode::kShadow;
@@ -24,6 +26,8 @@ struct Config {
   std::vector<std::string> formats = {"json", "text"};
   bool allow_inlining = false;    // inlined calls are invisible to the hooks
   uint32_t max_depth = 1u << 16;  // shadow stack capacity per thread
+  HookFamily hooks = HookFamily::kElt3;
+  bool noop_hooks = false;  // UMBRA_BENCH_NOOP_HOOKS: hooks that return at once, for benchmarks only
 };
 
 using EnvLookup = std::function<std::optional<std::string>(const char* name)>;
@@ -32,6 +36,7 @@ using EnvLookup = std::function<std::optional<std::string>(const char* name)>;
 Config load_config(const EnvLookup& env, int64_t pid, std::vector<std::string>& warnings);
 
 const char* mode_name(Mode mode);
+const char* hook_family_name(HookFamily family);
 
 // Formats known to umbra, and those this build writes.
 bool is_known_format(const std::string& format);
@@ -40,6 +45,7 @@ bool is_log_level(const std::string& level);
 
 // Shared by the launcher: parse and validate single values (nullopt when invalid).
 std::optional<Mode> parse_mode(const std::string& text);
+std::optional<HookFamily> parse_hook_family(const std::string& text);
 std::optional<uint64_t> parse_unsigned(const std::string& text, uint64_t min, uint64_t max);
 std::optional<double> parse_percent(const std::string& text);
 std::optional<bool> parse_bool(const std::string& text);

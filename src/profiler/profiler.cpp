@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "clr/guids.h"
-#include "hooks/elt2_hooks.h"
+#include "hooks/shadow_hooks.h"
 #include "hooks/tick_clock.h"
 #include "profiler/exit_paths.h"
 #include "profiler/log.h"

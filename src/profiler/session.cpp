@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "clr/guids.h"
-#include "hooks/elt2_hooks.h"
+#include "hooks/shadow_hooks.h"
 #include "merge/sampled_tree_builder.h"
 #include "merge/tree_builder.h"
 #include "profiler/log.h"
@@ -42,7 +42,8 @@ clr::HRESULT Session::start() { return config_.mode == Mode::kSampled ? start_sa
 clr::HRESULT Session::start_shadow() {
   clr::DWORD mask = clr::COR_PRF_MONITOR_ENTERLEAVE | clr::COR_PRF_MONITOR_THREADS |
                     clr::COR_PRF_MONITOR_EXCEPTIONS | clr::COR_PRF_MONITOR_JIT_COMPILATION;
-  // Snapshots need ENABLE_STACK_SNAPSHOT, which puts every ELT2 hook on the runtime's slower path.
+  // Snapshots need ENABLE_STACK_SNAPSHOT, which puts every ELT2 hook on the runtime's slower path (ELT3 keeps its
+  // fast path).
   const bool snapshots = config_.verify || config_.reconcile_ms > 0;
   if (snapshots) mask |= clr::COR_PRF_ENABLE_STACK_SNAPSHOT;
   if (!config_.allow_inlining) mask |= clr::COR_PRF_DISABLE_INLINING;
@@ -57,11 +58,8 @@ clr::HRESULT Session::start_shadow() {
   pool_.prepare(ThreadRegistry::kPreparedShadows);
   g_info_for_thread_ids = info_;
   hooks::install_pool(&pool_, &runtime_thread_id);
-  hr = info_->SetEnterLeaveFunctionHooks2(&hooks::on_enter2, &hooks::on_leave2, &hooks::on_tailcall2);
-  if (!clr::succeeded(hr)) {
-    log::error("SetEnterLeaveFunctionHooks2 failed with 0x{:x}; the program runs unprofiled", uint32_t(hr));
-    return hr;
-  }
+  hr = install_hooks();
+  if (!clr::succeeded(hr)) return hr;
   SamplerOptions options;
   options.interval_ms = config_.interval_ms;
   options.shadows = &pool_;
@@ -71,8 +69,28 @@ clr::HRESULT Session::start_shadow() {
                      : 0;
   sampler_ = std::make_unique<Sampler>(*info_, threads_, names_, options);
   sampler_->start();
-  log::info("shadow mode: event mask 0x{:x}, report to {}.*", mask, config_.output_prefix);
+  log::info("shadow mode: {} hooks, event mask 0x{:x}, report to {}.*", hook_family_name(config_.hooks), mask,
+            config_.output_prefix);
   return clr::S_OK;
+}
+
+clr::HRESULT Session::install_hooks() {
+  clr::HRESULT hr;
+  if (config_.hooks == HookFamily::kElt3) {
+    if (config_.noop_hooks) hr = info_->SetEnterLeaveFunctionHooks3(&umbra_elt3_noop, &umbra_elt3_noop, &umbra_elt3_noop);
+    else hr = info_->SetEnterLeaveFunctionHooks3(&umbra_elt3_enter, &umbra_elt3_leave, &umbra_elt3_tailcall);
+  } else if (config_.noop_hooks) {
+    hr = info_->SetEnterLeaveFunctionHooks2(&hooks::noop_enter2, &hooks::noop_leave2, &hooks::noop_tailcall2);
+  } else {
+    hr = info_->SetEnterLeaveFunctionHooks2(&hooks::on_enter2, &hooks::on_leave2, &hooks::on_tailcall2);
+  }
+  if (!clr::succeeded(hr)) {
+    log::error("SetEnterLeaveFunctionHooks{} failed with 0x{:x}; the program runs unprofiled",
+               config_.hooks == HookFamily::kElt3 ? 3 : 2, uint32_t(hr));
+  } else if (config_.noop_hooks) {
+    log::always("UMBRA_BENCH_NOOP_HOOKS=1: the hooks do nothing (a benchmark floor); the report has no calls");
+  }
+  return hr;
 }
 
 // Sampled mode: no hooks; precompiled code and inlining stay as they are, so the program runs at full speed.
@@ -116,6 +134,7 @@ Report Session::build_report(const char* trigger) {
   report.runtime = runtime_version();
   report.duration_ns = monotonic_ns() - clock_.start_ns();
   report.stats.set("report_trigger", trigger);
+  if (config_.mode == Mode::kShadow) report.stats.set("hook_family", hook_family_name(config_.hooks));
   if (config_.mode == Mode::kSampled) add_sampled_threads(report);
   else add_shadow_threads(report);
   report.stats.set("threads_created", threads_.threads_created());
@@ -254,7 +273,7 @@ void Session::finish(const char* trigger, bool runtime_usable, bool provisional)
   if (!runtime_usable) names_.freeze();
   run_on_large_stack([&] {
     Report report = build_report(trigger);
-    OutputRequest request{config_.output_prefix, config_.formats, config_.min_percent, report.pid};
+    OutputRequest request{config_.output_prefix, config_.formats, config_.min_percent, report.pid, {}};
     auto written = write_report_files(report, request, [](const std::string& line) { log::always(line); });
     log::always(summary_line(report, written));
     if (config_.verify && config_.mode == Mode::kShadow) print_verify_summary();

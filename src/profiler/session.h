@@ -45,6 +45,7 @@ class Session {
   void print_verify_summary();
   clr::HRESULT start_shadow();
   clr::HRESULT start_sampled();
+  clr::HRESULT install_hooks();
   std::string runtime_version();
 
   Config config_;

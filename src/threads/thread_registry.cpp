@@ -4,7 +4,7 @@
 #include <chrono>
 #include <thread>
 
-#include "hooks/elt2_hooks.h"
+#include "hooks/shadow_hooks.h"
 
 namespace umbra {
 

@@ -96,7 +96,7 @@ TEST(Configuration, MinPercentFoldsTheTextReport) {
 }
 
 TEST(Configuration, FormatsChooseTheFiles) {
-  std::string dir = scratch_dir("formats");
+  std::string dir = scratch_dir("config_formats");
   auto env = profiler_env(dir + "/r");
   env["UMBRA_FORMATS"] = "text";
   ProcessResult r = run_process({"dotnet", app_dll("ExitPaths"), "return"}, env);

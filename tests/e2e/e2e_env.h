@@ -9,7 +9,9 @@ inline std::string launcher_path() { return UMBRA_TEST_LAUNCHER; }
 inline std::string library_path() { return UMBRA_TEST_LIBRARY; }
 inline std::string native_test_library() { return UMBRA_TEST_NATIVE_LIB; }
 inline std::string app_dll(const std::string& app) { return std::string(UMBRA_TEST_APPS) + "/" + app + "/" + app + ".dll"; }
-// A fresh directory for one test's reports.
+// The hook family shadow mode should be using: UMBRA_HOOKS from ctest's environment, or the default.
+std::string expected_hook_family();
+// A fresh directory for one test's reports (one per hook family, so both runs of a suite can overlap).
 std::string scratch_dir(const std::string& test_name);
 
 }  // namespace umbra::testing

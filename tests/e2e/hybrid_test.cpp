@@ -55,6 +55,7 @@ TEST_F(HybridTailCalls, ProgramUnchangedAndNothingUnexplained) {
   EXPECT_NE(profiled_->err.find("0 UNEXPLAINED differences"), std::string::npos) << profiled_->err;
   EXPECT_EQ(report_->find("stats")->find("drops")->find("unmatched_leave")->as_uint(), 0u);
   EXPECT_TRUE(report_->find("stats")->find("recursive_tail_calls_counted")->as_bool());
+  EXPECT_EQ(report_->find("stats")->find("hook_family")->as_string(), expected_hook_family());
 }
 
 TEST_F(HybridTailCalls, SelfTailRecursionTwoMillionDeep) {
@@ -112,7 +113,9 @@ TEST_F(HybridTailCalls, ImplicitTailCallsAreExactEitherWay) {
   EXPECT_EQ(total_calls(roots_of(main_thread()), T + "ImplicitCaller"), 1000u);
   EXPECT_EQ(total_calls(roots_of(main_thread()), T + "ImplicitCallee"), 1000u);
   const JsonValue* beside = at({T + "Main", T + "RunImplicit", T + "ImplicitCallee"});
-  if (beside) EXPECT_EQ(tail_of(beside), calls_of(*beside));
+  if (beside) {
+    EXPECT_EQ(tail_of(beside), calls_of(*beside));
+  }
 }
 
 TEST(Hybrid, KnownCountsStayExactWhenCheckedAtEveryTick) {

@@ -52,7 +52,7 @@ TEST_F(ShadowKnownCounts, ProgramOutputAndExitCodeAreUnchanged) {
   EXPECT_EQ(plain_->exit_code, 3);
   EXPECT_EQ(profiled_->exit_code, 3);
   EXPECT_EQ(profiled_->out, plain_->out);
-  EXPECT_EQ(plain_->out, "fib=6765 caught=100 sink=5302\n");
+  EXPECT_EQ(plain_->out, "fib=6765 caught=100 sink=5302 abi=50\n");
 }
 
 TEST_F(ShadowKnownCounts, ReportHeader) {
@@ -62,6 +62,14 @@ TEST_F(ShadowKnownCounts, ReportHeader) {
   EXPECT_EQ(report_->find("runtime")->as_string().substr(0, 3), "10.");
   EXPECT_GT(report_->find("duration_ns")->as_uint(), 0u);
   EXPECT_EQ(report_->find("stats")->find("report_trigger")->as_string(), "shutdown");
+  EXPECT_EQ(report_->find("stats")->find("hook_family")->as_string(), expected_hook_family());
+}
+
+// Arguments and return values in registers survive the hooks (the program checks each result) and every call
+// is counted.
+TEST_F(ShadowKnownCounts, RegisterArgumentsAndResultsSurviveTheHooks) {
+  for (const char* method : {"ManyArguments", "TwoDoubles", "TwoLongs"})
+    EXPECT_EQ(calls_at({P + "Main", P + "RunRegisterArguments", P + method}), 50u) << method;
 }
 
 TEST_F(ShadowKnownCounts, LoopCallsAreExact) {

@@ -8,7 +8,7 @@
 #include <thread>
 #include <vector>
 
-#include "hooks/elt2_hooks.h"
+#include "hooks/shadow_hooks.h"
 #include "hooks/shadow_pool.h"
 #include "threads/thread_registry.h"
 

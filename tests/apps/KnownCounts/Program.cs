@@ -18,7 +18,8 @@ public static class Program
         RunWorkers();
         RunShortLivedThreads();
         int caught = RunExceptions();
-        Console.WriteLine($"fib={fib} caught={caught} sink={sink}");
+        int abi = RunRegisterArguments();
+        Console.WriteLine($"fib={fib} caught={caught} sink={sink} abi={abi}");
         return 3;
     }
 
@@ -132,7 +133,39 @@ public static class Program
 
     [MethodImpl(MethodImplOptions.NoInlining)]
     static int AfterCatch(int i) => i & 1;
+
+    // Arguments and return values that live in registers while the enter and leave hooks run: six integer and
+    // eight floating-point arguments, and structs returned in rax:rdx and xmm0:xmm1. Counts the calls whose
+    // results come back intact (50 when the hooks preserve every register).
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static int RunRegisterArguments()
+    {
+        int intact = 0;
+        for (int i = 0; i < 50; i++)
+        {
+            double d = ManyArguments(i, i + 1, i + 2, i + 3, i + 4, i + 5, 0.5 * i, 1.5, 2.5, 3.5, 4.5, 5.5, 6.5, 7.5);
+            DoublePair p = TwoDoubles(i);
+            LongPair l = TwoLongs(i);
+            if (d == 6 * i + 15 + 0.5 * i + 31.5 && p.A == i * 0.25 && p.B == -i && l.A == i * 3L && l.B == -(long)i)
+                intact++;
+        }
+        return intact;
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static double ManyArguments(int a, int b, int c, int d, int e, int f, double x0, double x1, double x2, double x3,
+                                double x4, double x5, double x6, double x7) =>
+        a + b + c + d + e + f + x0 + x1 + x2 + x3 + x4 + x5 + x6 + x7;
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static DoublePair TwoDoubles(int i) => new DoublePair(i * 0.25, -i);
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static LongPair TwoLongs(int i) => new LongPair(i * 3L, -(long)i);
 }
+
+public readonly record struct DoublePair(double A, double B);
+public readonly record struct LongPair(long A, long B);
 
 public sealed class Box<T>
 {

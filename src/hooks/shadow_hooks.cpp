@@ -1,4 +1,4 @@
-#include "hooks/elt2_hooks.h"
+#include "hooks/shadow_hooks.h"
 
 #include <atomic>
 
@@ -30,6 +30,11 @@ __attribute__((noinline)) ThreadShadow* claim_shadow() {
   return shadow;
 }
 
+inline ThreadShadow* current_shadow_inline() {
+  ThreadShadow* shadow = t_shadow;
+  return __builtin_expect(shadow != nullptr, 1) ? shadow : claim_shadow();
+}
+
 }  // namespace
 
 void install_pool(ShadowPool* pool, CurrentThreadIdFn current_thread_id) {
@@ -37,10 +42,7 @@ void install_pool(ShadowPool* pool, CurrentThreadIdFn current_thread_id) {
   g_pool.store(pool, std::memory_order_release);
 }
 
-ThreadShadow* current_shadow() {
-  ThreadShadow* shadow = t_shadow;
-  return shadow ? shadow : claim_shadow();
-}
+ThreadShadow* current_shadow() { return current_shadow_inline(); }
 
 ThreadShadow* existing_shadow() { return t_shadow; }
 
@@ -49,15 +51,34 @@ void release_current_shadow() { t_shadow = nullptr; }
 uint64_t unattributed_hooks() { return g_unattributed.load(std::memory_order_relaxed); }
 
 void on_enter2(clr::FunctionID function, clr::UINT_PTR, clr::COR_PRF_FRAME_INFO, clr::COR_PRF_FUNCTION_ARGUMENT_INFO*) {
-  if (ThreadShadow* shadow = current_shadow()) shadow->enter(function, read_ticks());
+  if (ThreadShadow* shadow = current_shadow_inline()) shadow->enter(function, read_ticks());
 }
 
 void on_leave2(clr::FunctionID function, clr::UINT_PTR, clr::COR_PRF_FRAME_INFO, clr::COR_PRF_FUNCTION_ARGUMENT_RANGE*) {
-  if (ThreadShadow* shadow = current_shadow()) shadow->leave(function, read_ticks());
+  if (ThreadShadow* shadow = current_shadow_inline()) shadow->leave(function, read_ticks());
 }
 
 void on_tailcall2(clr::FunctionID function, clr::UINT_PTR, clr::COR_PRF_FRAME_INFO) {
-  if (ThreadShadow* shadow = current_shadow()) shadow->tailcall(function, read_ticks());
+  if (ThreadShadow* shadow = current_shadow_inline()) shadow->tailcall(function, read_ticks());
 }
 
+void noop_enter2(clr::FunctionID, clr::UINT_PTR, clr::COR_PRF_FRAME_INFO, clr::COR_PRF_FUNCTION_ARGUMENT_INFO*) {}
+void noop_leave2(clr::FunctionID, clr::UINT_PTR, clr::COR_PRF_FRAME_INFO, clr::COR_PRF_FUNCTION_ARGUMENT_RANGE*) {}
+void noop_tailcall2(clr::FunctionID, clr::UINT_PTR, clr::COR_PRF_FRAME_INFO) {}
+
 }  // namespace umbra::hooks
+
+using umbra::hooks::current_shadow_inline;
+
+// Without a FunctionIDMapper2, FunctionIDOrClientID is the FunctionID.
+void umbra_elt3_on_enter(umbra::clr::FunctionIDOrClientID function) {
+  if (umbra::ThreadShadow* shadow = current_shadow_inline()) shadow->enter(function, umbra::read_ticks());
+}
+
+void umbra_elt3_on_leave(umbra::clr::FunctionIDOrClientID function) {
+  if (umbra::ThreadShadow* shadow = current_shadow_inline()) shadow->leave(function, umbra::read_ticks());
+}
+
+void umbra_elt3_on_tailcall(umbra::clr::FunctionIDOrClientID function) {
+  if (umbra::ThreadShadow* shadow = current_shadow_inline()) shadow->tailcall(function, umbra::read_ticks());
+}

@@ -1,0 +1,100 @@
+// The ELT3 trampolines, called as JIT-compiled code calls them: every argument and return register survives,
+// whatever the stack's alignment at the call, and the hooks reach the calling thread's shadow stack.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+
+#include "hooks/shadow_hooks.h"
+#include "shadow_limits.h"
+#include "threads/thread_registry.h"
+
+struct RegisterDump {
+  uint64_t rax, rdi, rsi, rdx, rcx, r8, r9, r10, r11, r14;
+  uint64_t xmm[8][2];
+};
+
+extern "C" void umbra_test_call_hook(void (*hook)(umbra::clr::FunctionIDOrClientID), uint64_t r14_value,
+                                     uint64_t rdi_value, RegisterDump* out, uint64_t misalign_words);
+
+namespace umbra {
+namespace {
+
+using testing::small_limits;
+
+void expect_preserved(const RegisterDump& d, uint64_t r14, uint64_t rdi) {
+  EXPECT_EQ(d.rax, 0xa0a0a0a0a0a0a0a0u);
+  EXPECT_EQ(d.rdi, rdi);
+  EXPECT_EQ(d.rsi, 0xa1a1a1a1a1a1a1a1u);
+  EXPECT_EQ(d.rdx, 0xa2a2a2a2a2a2a2a2u);
+  EXPECT_EQ(d.rcx, 0xa3a3a3a3a3a3a3a3u);
+  EXPECT_EQ(d.r8, 0xa4a4a4a4a4a4a4a4u);
+  EXPECT_EQ(d.r9, 0xa5a5a5a5a5a5a5a5u);
+  EXPECT_EQ(d.r10, 0xa6a6a6a6a6a6a6a6u);
+  EXPECT_EQ(d.r11, 0xa7a7a7a7a7a7a7a7u);
+  EXPECT_EQ(d.r14, r14);
+  for (uint64_t i = 0; i < 8; ++i) {
+    EXPECT_EQ(d.xmm[i][0], 0xb0b0b0b0b0b0b0b0u + i * 0x0101010101010101u) << "xmm" << i;
+    EXPECT_EQ(d.xmm[i][1], 0xc0c0c0c0c0c0c0c0u + i * 0x0101010101010101u) << "xmm" << i;
+  }
+}
+
+clr::ThreadID test_thread_id() { return 77; }
+
+class Elt3Trampolines : public ::testing::TestWithParam<uint64_t> {
+ protected:
+  void SetUp() override {
+    pool_.prepare(1);
+    hooks::install_pool(&pool_, &test_thread_id);
+  }
+  void TearDown() override {
+    hooks::release_current_shadow();
+    hooks::install_pool(nullptr, nullptr);
+  }
+  ShadowPool pool_{small_limits()};
+};
+
+TEST_P(Elt3Trampolines, PreserveEveryRegisterAndFeedTheShadowStack) {
+  const uint64_t misalign = GetParam();
+  const clr::FunctionID outer = 0x1000, inner = 0x2000, tail_target = 0x3000;
+  RegisterDump dump{};
+
+  // Enter takes its argument in r14; rdi holds the method's first argument and must survive too.
+  umbra_test_call_hook(&umbra_elt3_enter, outer, 0xd1d1d1d1d1d1d1d1u, &dump, misalign);
+  expect_preserved(dump, outer, 0xd1d1d1d1d1d1d1d1u);
+  ThreadShadow* shadow = hooks::existing_shadow();
+  ASSERT_NE(shadow, nullptr);
+  EXPECT_EQ(shadow->thread_id, 77u);
+  EXPECT_EQ(shadow->depth(), 1u);
+  EXPECT_EQ(shadow->current_node()->function, outer);
+
+  umbra_test_call_hook(&umbra_elt3_enter, inner, 0, &dump, misalign);
+  expect_preserved(dump, inner, 0);
+  EXPECT_EQ(shadow->depth(), 2u);
+
+  // Leave and tailcall take theirs in rdi; r14 is the caller's and must survive.
+  umbra_test_call_hook(&umbra_elt3_tailcall, 0x5555, inner, &dump, misalign);
+  expect_preserved(dump, 0x5555, inner);
+  EXPECT_EQ(shadow->depth(), 1u);
+  umbra_test_call_hook(&umbra_elt3_enter, tail_target, 0, &dump, misalign);
+  EXPECT_EQ(shadow->current_node()->tail_entries.get(), 1u);
+  umbra_test_call_hook(&umbra_elt3_leave, 0x6666, tail_target, &dump, misalign);
+  expect_preserved(dump, 0x6666, tail_target);
+  umbra_test_call_hook(&umbra_elt3_leave, 0x6666, outer, &dump, misalign);
+  EXPECT_EQ(shadow->depth(), 0u);
+  EXPECT_EQ(shadow->enters(), 3u);
+  EXPECT_EQ(shadow->leaves(), 2u);
+  EXPECT_EQ(shadow->tailcalls(), 1u);
+}
+
+TEST_P(Elt3Trampolines, TheFloorPreservesEverythingAndRecordsNothing) {
+  RegisterDump dump{};
+  umbra_test_call_hook(&umbra_elt3_noop, 0x42, 0x43, &dump, GetParam());
+  expect_preserved(dump, 0x42, 0x43);
+  EXPECT_EQ(hooks::existing_shadow(), nullptr);
+}
+
+INSTANTIATE_TEST_SUITE_P(StackAlignment, Elt3Trampolines, ::testing::Values(0u, 1u));
+
+}  // namespace
+}  // namespace umbra
