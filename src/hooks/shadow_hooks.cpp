@@ -51,15 +51,15 @@ void release_current_shadow() { t_shadow = nullptr; }
 uint64_t unattributed_hooks() { return g_unattributed.load(std::memory_order_relaxed); }
 
 void on_enter2(clr::FunctionID function, clr::UINT_PTR, clr::COR_PRF_FRAME_INFO, clr::COR_PRF_FUNCTION_ARGUMENT_INFO*) {
-  if (ThreadShadow* shadow = current_shadow_inline()) shadow->enter(function, read_ticks());
+  if (ThreadShadow* shadow = current_shadow_inline()) shadow->enter(function, hook_ticks());
 }
 
 void on_leave2(clr::FunctionID function, clr::UINT_PTR, clr::COR_PRF_FRAME_INFO, clr::COR_PRF_FUNCTION_ARGUMENT_RANGE*) {
-  if (ThreadShadow* shadow = current_shadow_inline()) shadow->leave(function, read_ticks());
+  if (ThreadShadow* shadow = current_shadow_inline()) shadow->leave(function, hook_ticks());
 }
 
 void on_tailcall2(clr::FunctionID function, clr::UINT_PTR, clr::COR_PRF_FRAME_INFO) {
-  if (ThreadShadow* shadow = current_shadow_inline()) shadow->tailcall(function, read_ticks());
+  if (ThreadShadow* shadow = current_shadow_inline()) shadow->tailcall(function, hook_ticks());
 }
 
 void noop_enter2(clr::FunctionID, clr::UINT_PTR, clr::COR_PRF_FRAME_INFO, clr::COR_PRF_FUNCTION_ARGUMENT_INFO*) {}
@@ -72,13 +72,13 @@ using umbra::hooks::current_shadow_inline;
 
 // Without a FunctionIDMapper2, FunctionIDOrClientID is the FunctionID.
 void umbra_elt3_on_enter(umbra::clr::FunctionIDOrClientID function) {
-  if (umbra::ThreadShadow* shadow = current_shadow_inline()) shadow->enter(function, umbra::read_ticks());
+  if (umbra::ThreadShadow* shadow = current_shadow_inline()) shadow->enter(function, umbra::hook_ticks());
 }
 
 void umbra_elt3_on_leave(umbra::clr::FunctionIDOrClientID function) {
-  if (umbra::ThreadShadow* shadow = current_shadow_inline()) shadow->leave(function, umbra::read_ticks());
+  if (umbra::ThreadShadow* shadow = current_shadow_inline()) shadow->leave(function, umbra::hook_ticks());
 }
 
 void umbra_elt3_on_tailcall(umbra::clr::FunctionIDOrClientID function) {
-  if (umbra::ThreadShadow* shadow = current_shadow_inline()) shadow->tailcall(function, umbra::read_ticks());
+  if (umbra::ThreadShadow* shadow = current_shadow_inline()) shadow->tailcall(function, umbra::hook_ticks());
 }

@@ -48,7 +48,7 @@ CallNode* ThreadShadow::child_of(CallNode* parent, clr::FunctionID function) {
   return node;
 }
 
-void ThreadShadow::enter(clr::FunctionID function, uint64_t now_ticks) {
+void ThreadShadow::enter_slow(clr::FunctionID function, uint64_t now_ticks) {
   enters_.add(1);
   uint32_t d = depth_.load(std::memory_order_relaxed);
   if (overflow_depth_ != 0 || d == capacity_) {
@@ -74,6 +74,7 @@ void ThreadShadow::enter(clr::FunctionID function, uint64_t now_ticks) {
 }
 
 void ThreadShadow::pop_to(uint32_t new_depth, uint64_t now_ticks) {
+  hint_depth_ = kNoHint;
   uint32_t d = depth_.load(std::memory_order_relaxed);
   for (uint32_t i = d; i-- > new_depth;) {
     CallNode* node = frames_[i].node.load(std::memory_order_relaxed);
@@ -97,7 +98,7 @@ bool ThreadShadow::pop_matching(clr::FunctionID function, uint64_t now_ticks) {
   return false;
 }
 
-void ThreadShadow::leave(clr::FunctionID function, uint64_t now_ticks) {
+void ThreadShadow::leave_slow(clr::FunctionID function, uint64_t now_ticks) {
   leaves_.add(1);
   pop_frame_of(function, now_ticks);
 }

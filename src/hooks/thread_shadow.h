@@ -44,7 +44,7 @@ class ThreadShadow {
   ThreadShadow(const ThreadShadow&) = delete;
   ThreadShadow& operator=(const ThreadShadow&) = delete;
 
-  // --- owner thread only; hot ---
+  // --- owner thread only; hot (inline fast paths below, rare cases out of line) ---
   void enter(clr::FunctionID function, uint64_t now_ticks);
   void leave(clr::FunctionID function, uint64_t now_ticks);
   // A fast tail call replaces the caller's frame: pop it like a leave; the next enter is marked as a tail entry.
@@ -103,6 +103,8 @@ class ThreadShadow {
   void discard_frames() { frames_region_.discard_pages(); }
 
  private:
+  void enter_slow(clr::FunctionID function, uint64_t now_ticks);
+  void leave_slow(clr::FunctionID function, uint64_t now_ticks);
   CallNode* child_of(CallNode* parent, clr::FunctionID function);
   void pop_to(uint32_t new_depth, uint64_t now_ticks);
   void count(DropReason reason) { drops_[static_cast<size_t>(reason)].add(1); }
@@ -113,6 +115,11 @@ class ThreadShadow {
   Region nodes_region_;
   ShadowFrame* frames_;
   uint32_t capacity_;
+  // Owner-only: the frame that last returned, valid while the depth is back where it was (any other pop clears it).
+  static constexpr uint32_t kNoHint = ~uint32_t{0};
+  uint32_t hint_depth_ = kNoHint;
+  clr::FunctionID hint_function_ = 0;
+  CallNode* hint_node_ = nullptr;
   uint32_t overflow_depth_ = 0;  // frames entered beyond capacity, not recorded
   bool pending_tail_entry_ = false;
   struct Unwinding {
@@ -138,6 +145,50 @@ class ThreadShadow {
   CallNode* tree_full_node_;
   std::array<OwnerCounter, kDropReasonCount> drops_;
 };
+
+// The common enter: room on the stack, the child entered last under this parent, no pending tail entry.
+// The hint (the frame that last returned at this depth) answers it without touching the tree: a loop calling one
+// method re-enters the node it just left.
+inline void ThreadShadow::enter(clr::FunctionID function, uint64_t now_ticks) {
+  uint32_t d = depth_.load(std::memory_order_relaxed);
+  CallNode* node = hint_node_;
+  if (__builtin_expect(d != hint_depth_ || function != hint_function_ || overflow_depth_ != 0 || d == capacity_ ||
+                           pending_tail_entry_,
+                       0)) {
+    enter_slow(function, now_ticks);
+    return;
+  }
+  enters_.add(1);
+  node->calls.add(1);
+  ShadowFrame& frame = frames_[d];
+  frame.node.store(node, std::memory_order_relaxed);
+  frame.start_ticks.store(now_ticks, std::memory_order_relaxed);
+  frame.function = function;
+  depth_.store(d + 1, std::memory_order_release);
+  current_.store(node, std::memory_order_release);
+}
+
+// The common leave: the function on top of the stack returns.
+inline void ThreadShadow::leave(clr::FunctionID function, uint64_t now_ticks) {
+  uint32_t d = depth_.load(std::memory_order_relaxed);
+  if (__builtin_expect(overflow_depth_ != 0 || d == 0 || frames_[d - 1].function != function ||
+                           pending_tail_entry_,
+                       0)) {
+    leave_slow(function, now_ticks);
+    return;
+  }
+  leaves_.add(1);
+  ShadowFrame& top = frames_[d - 1];
+  CallNode* node = top.node.load(std::memory_order_relaxed);
+  uint64_t start = top.start_ticks.load(std::memory_order_relaxed);
+  if (node != tree_full_node_) node->total_ticks.add(now_ticks > start ? now_ticks - start : 0);
+  hint_depth_ = d - 1;
+  hint_function_ = function;
+  hint_node_ = node;
+  depth_.store(d - 1, std::memory_order_release);
+  // The frame below, not node->parent: under a full tree the collector node stands for frames of any parent.
+  current_.store(d > 1 ? frames_[d - 2].node.load(std::memory_order_relaxed) : &root_, std::memory_order_release);
+}
 
 template <typename Visit>
 void ThreadShadow::for_each_open_frame(uint64_t now_ticks, Visit&& visit) const {

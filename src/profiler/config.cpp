@@ -150,6 +150,7 @@ Config load_config(const EnvLookup& env, int64_t pid, std::vector<std::string>& 
                  warnings);
 
   read<HookFamily>(env, "UMBRA_HOOKS", config.hooks, parse_hook_family, "elt3 or elt2", "elt3", warnings);
+  read<bool>(env, "UMBRA_EXACT_TIMES", config.exact_times, parse_bool, "0 or 1", "0", warnings);
   read<bool>(env, "UMBRA_BENCH_NOOP_HOOKS", config.noop_hooks, parse_bool, "0 or 1", "0", warnings);
   read<bool>(env, "UMBRA_ALLOW_INLINING", config.allow_inlining, parse_bool, "0 or 1", "0", warnings);
 

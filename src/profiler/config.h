@@ -27,6 +27,7 @@ struct Config {
   bool allow_inlining = false;    // inlined calls are invisible to the hooks
   uint32_t max_depth = 1u << 16;  // shadow stack capacity per thread
   HookFamily hooks = HookFamily::kElt3;
+  bool exact_times = false;  // time every call with the TSC instead of the 1 ms coarse clock
   bool noop_hooks = false;  // UMBRA_BENCH_NOOP_HOOKS: hooks that return at once, for benchmarks only
 };
 

@@ -157,12 +157,12 @@ clr::HRESULT Profiler::ExceptionUnwindFunctionEnter(FunctionID function) {
 }
 
 clr::HRESULT Profiler::ExceptionUnwindFunctionLeave() {
-  if (ThreadShadow* shadow = hooks::existing_shadow()) shadow->unwind_leave(read_ticks());
+  if (ThreadShadow* shadow = hooks::existing_shadow()) shadow->unwind_leave(hook_ticks());
   return clr::S_OK;
 }
 
 clr::HRESULT Profiler::ExceptionCatcherEnter(FunctionID function, ObjectID) {
-  if (ThreadShadow* shadow = hooks::existing_shadow()) shadow->catcher_enter(function, read_ticks());
+  if (ThreadShadow* shadow = hooks::existing_shadow()) shadow->catcher_enter(function, hook_ticks());
   return clr::S_OK;
 }
 

@@ -58,8 +58,12 @@ clr::HRESULT Session::start_shadow() {
   pool_.prepare(ThreadRegistry::kPreparedShadows);
   g_info_for_thread_ids = info_;
   hooks::install_pool(&pool_, &runtime_thread_id);
+  if (!config_.exact_times) coarse_clock_.start(std::chrono::milliseconds(1));
   hr = install_hooks();
-  if (!clr::succeeded(hr)) return hr;
+  if (!clr::succeeded(hr)) {
+    coarse_clock_.stop();
+    return hr;
+  }
   SamplerOptions options;
   options.interval_ms = config_.interval_ms;
   options.shadows = &pool_;
@@ -134,7 +138,10 @@ Report Session::build_report(const char* trigger) {
   report.runtime = runtime_version();
   report.duration_ns = monotonic_ns() - clock_.start_ns();
   report.stats.set("report_trigger", trigger);
-  if (config_.mode == Mode::kShadow) report.stats.set("hook_family", hook_family_name(config_.hooks));
+  if (config_.mode == Mode::kShadow) {
+    report.stats.set("hook_family", hook_family_name(config_.hooks));
+    report.stats.set("call_timing", config_.exact_times ? "exact" : "coarse_1ms");
+  }
   if (config_.mode == Mode::kSampled) add_sampled_threads(report);
   else add_shadow_threads(report);
   report.stats.set("threads_created", threads_.threads_created());
@@ -270,6 +277,7 @@ void Session::finish(const char* trigger, bool runtime_usable, bool provisional)
   if (finished_) return;
   finished_ = !provisional;
   if (sampler_ && !provisional) sampler_->stop();
+  if (!provisional) coarse_clock_.stop();
   if (!runtime_usable) names_.freeze();
   run_on_large_stack([&] {
     Report report = build_report(trigger);

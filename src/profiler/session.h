@@ -8,6 +8,7 @@
 #include <string>
 
 #include "clr/corprof.h"
+#include "hooks/coarse_clock.h"
 #include "hooks/shadow_pool.h"
 #include "hooks/tick_clock.h"
 #include "merge/function_names.h"
@@ -56,6 +57,7 @@ class Session {
   FunctionNames names_;
   NativeSymbols native_symbols_;
   std::unique_ptr<Sampler> sampler_;
+  CoarseClock coarse_clock_;
   std::mutex finish_mutex_;
   bool finished_ = false;  // under finish_mutex_
 };

@@ -224,7 +224,7 @@ void Sampler::reconcile_walk(clr::ThreadID id, const FrameSink& sink, bool compl
   if (it == shadows_by_id_.end() || it->first != id) return;  // a thread with no managed call hooked yet
   ThreadShadow& shadow = *it->second;
   if (shadow.retired.load(std::memory_order_acquire)) return;
-  ReconcileOutcome outcome = align(shadow, sink.frames, sink.count, complete, scratch_, invisible_, read_ticks());
+  ReconcileOutcome outcome = align(shadow, sink.frames, sink.count, complete, scratch_, invisible_, hook_ticks());
   reconcile_tick_.add(outcome.counts);
   if (outcome.unexplained && !unexplained_pending_ && first_unexplained_.empty()) {
     // Keep both stacks (preallocated) to log once after the resume.

@@ -138,5 +138,23 @@ TEST(Configuration, InliningIsOffUnlessAllowed) {
   }
 }
 
+// --exact-times: every call timed with the TSC, so the 5,000 spins of at least 20 us add up to at least 100 ms.
+TEST(Configuration, ExactTimesTimeEveryCall) {
+  std::string dir = scratch_dir("exact_times");
+  ProcessResult r = run_process({launcher_path(), "run", "--exact-times", "--hooks", "elt2", "-o", dir + "/r", "--",
+                                 "dotnet", app_dll("KnownCounts")});
+  ASSERT_EQ(r.exit_code, 3) << r.err;
+  JsonValue report = load_report(dir + "/r.json");
+  EXPECT_EQ(report.find("stats")->find("call_timing")->as_string(), "exact");
+  EXPECT_EQ(report.find("stats")->find("hook_family")->as_string(), "elt2");
+  const JsonValue* main = thread_with_root(report, "KnownCounts.Program.Main");
+  ASSERT_NE(main, nullptr);
+  const JsonValue* spin =
+      find_path(*main, {"KnownCounts.Program.Main", "KnownCounts.Program.RunTimed", "KnownCounts.Program.Spin"});
+  ASSERT_NE(spin, nullptr);
+  EXPECT_EQ(calls_of(*spin), 5000u);
+  EXPECT_GE(spin->find("total_ns")->as_uint(), 100'000'000u);
+}
+
 }  // namespace
 }  // namespace umbra::testing

@@ -52,7 +52,7 @@ TEST_F(ShadowKnownCounts, ProgramOutputAndExitCodeAreUnchanged) {
   EXPECT_EQ(plain_->exit_code, 3);
   EXPECT_EQ(profiled_->exit_code, 3);
   EXPECT_EQ(profiled_->out, plain_->out);
-  EXPECT_EQ(plain_->out, "fib=6765 caught=100 sink=5302 abi=50\n");
+  EXPECT_EQ(plain_->out, "fib=6765 caught=100 sink=5303 abi=50\n");
 }
 
 TEST_F(ShadowKnownCounts, ReportHeader) {
@@ -185,6 +185,21 @@ TEST_F(ShadowKnownCounts, TimesAreConsistent) {
   });
   const JsonValue* main = find_path(main_thread(), {P + "Main"});
   EXPECT_LT(main->find("total_ns")->as_uint(), report_->find("duration_ns")->as_uint());
+}
+
+// Call times come from the 1 ms coarse clock by default: unbiased in aggregate, so calls of known least duration
+// add up to at least that (less the share of the loop spent between calls) whatever their length.
+TEST_F(ShadowKnownCounts, CallTimesAddUpToTheKnownDurations) {
+  EXPECT_EQ(report_->find("stats")->find("call_timing")->as_string(), "coarse_1ms");
+  const JsonValue* pause = find_path(main_thread(), {P + "Main", P + "RunTimed", P + "Pause"});
+  const JsonValue* spin = find_path(main_thread(), {P + "Main", P + "RunTimed", P + "Spin"});
+  ASSERT_NE(pause, nullptr);
+  ASSERT_NE(spin, nullptr);
+  EXPECT_EQ(calls_of(*pause), 4u);
+  EXPECT_EQ(calls_of(*spin), 5000u);
+  EXPECT_GE(pause->find("total_ns")->as_uint(), 195'000'000u);  // four sleeps of 50 ms, one tick short at most
+  EXPECT_LT(pause->find("total_ns")->as_uint(), 1'000'000'000u);
+  EXPECT_GE(spin->find("total_ns")->as_uint(), 80'000'000u);  // 5,000 x 20 us, most of the loop's 100+ ms
 }
 
 TEST_F(ShadowKnownCounts, PrecompiledFrameworkCodeIsInstrumented) {

@@ -47,6 +47,7 @@ std::string check_percent(const std::string& v) { return parse_percent(v) ? "" :
 std::string check_depth(const std::string& v) {
   return parse_unsigned(v, 16, 1u << 24) ? "" : "is not a whole number from 16 to 16777216";
 }
+std::string check_hooks(const std::string& v) { return parse_hook_family(v) ? "" : "is not elt3 or elt2"; }
 std::string check_log_level(const std::string& v) {
   return is_log_level(v) ? "" : "is not trace, debug, info, warn, error, critical or off";
 }
@@ -66,6 +67,10 @@ const std::vector<Option>& options() {
        nullptr},
       {{"--allow-inlining"}, nullptr, "UMBRA_ALLOW_INLINING", "let the JIT inline (faster; inlined calls are not seen)",
        nullptr},
+      {{"--hooks"}, "elt3|elt2", "UMBRA_HOOKS", "shadow mode: hook family (default elt3, the fast path)",
+       check_hooks},
+      {{"--exact-times"}, nullptr, "UMBRA_EXACT_TIMES",
+       "shadow mode: time each call exactly (TSC; costs more per call)", nullptr},
       {{"--max-depth"}, "N", "UMBRA_MAX_DEPTH", "shadow stack frames per thread (default 65536)", check_depth},
       {{"--log-level"}, "LEVEL", "UMBRA_LOG_LEVEL", "trace|debug|info|warn|error|critical|off (default warn)",
        check_log_level},

@@ -19,6 +19,7 @@ public static class Program
         RunShortLivedThreads();
         int caught = RunExceptions();
         int abi = RunRegisterArguments();
+        RunTimed();
         Console.WriteLine($"fib={fib} caught={caught} sink={sink} abi={abi}");
         return 3;
     }
@@ -133,6 +134,25 @@ public static class Program
 
     [MethodImpl(MethodImplOptions.NoInlining)]
     static int AfterCatch(int i) => i & 1;
+
+    // Calls of known least duration: four 50 ms pauses, and 5,000 spins of at least 20 microseconds each.
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static void RunTimed()
+    {
+        for (int i = 0; i < 4; i++) Pause();
+        for (int i = 0; i < 5000; i++) Spin();
+        sink++;
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static void Pause() => Thread.Sleep(50);
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static void Spin()
+    {
+        long until = System.Diagnostics.Stopwatch.GetTimestamp() + System.Diagnostics.Stopwatch.Frequency / 50000;
+        while (System.Diagnostics.Stopwatch.GetTimestamp() < until) { }
+    }
 
     // Arguments and return values that live in registers while the enter and leave hooks run: six integer and
     // eight floating-point arguments, and structs returned in rax:rdx and xmm0:xmm1. Counts the calls whose
