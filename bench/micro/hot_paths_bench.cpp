@@ -66,8 +66,9 @@ BENCHMARK(BM_EnterLeaveAmongSiblings)->Arg(2)->Arg(8)->Arg(64);
 // (a bare return). Built with -mno-red-zone, so a call from inline assembly clobbers nothing the compiler keeps.
 clr::ThreadID bench_thread_id() { return 1; }
 
-template <void (*Enter)(clr::FunctionIDOrClientID), void (*Leave)(clr::FunctionIDOrClientID)>
+template <void (*Enter)(clr::FunctionIDOrClientID), void (*Leave)(clr::FunctionIDOrClientID), bool Exact>
 void BM_Elt3HookPair(benchmark::State& state) {
+  g_hook_clock.exact.store(Exact);  // coarse: the value CoarseClock would publish, without its thread
   ShadowPool pool(bench_limits());
   pool.prepare(1);
   hooks::install_pool(&pool, &bench_thread_id);
@@ -78,9 +79,11 @@ void BM_Elt3HookPair(benchmark::State& state) {
   }
   hooks::release_current_shadow();
   hooks::install_pool(nullptr, nullptr);
+  g_hook_clock.exact.store(true);
 }
-BENCHMARK(BM_Elt3HookPair<umbra_elt3_enter, umbra_elt3_leave>)->Name("BM_Elt3HookPair");
-BENCHMARK(BM_Elt3HookPair<umbra_elt3_noop, umbra_elt3_noop>)->Name("BM_Elt3HookPairFloor");
+BENCHMARK(BM_Elt3HookPair<umbra_elt3_enter, umbra_elt3_leave, false>)->Name("BM_Elt3HookPair");
+BENCHMARK(BM_Elt3HookPair<umbra_elt3_enter, umbra_elt3_leave, true>)->Name("BM_Elt3HookPairExactTimes");
+BENCHMARK(BM_Elt3HookPair<umbra_elt3_noop, umbra_elt3_noop, true>)->Name("BM_Elt3HookPairFloor");
 
 // Filling a stack of `depth` frames, so the benchmarks below read a real one.
 void fill(ThreadShadow& shadow, int64_t depth) {

@@ -132,6 +132,7 @@ void Sampler::tick() {
 
 void Sampler::capture_native_tops() {
   if (!stats_.native_tops) return;
+  refresh_code_ranges();
   bool any = false;
   for (auto& t : targets_) {
     pid_t tid = t->os_tid.load(std::memory_order_relaxed);

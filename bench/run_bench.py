@@ -1,0 +1,302 @@
+#!/usr/bin/env python3
+"""umbra's benchmarks in one run: every variant of a measurement alternates with the others, each measured
+`runs` times, and the medians and ratios replace the generated part of bench/RESULTS.md.
+
+Usage (through tools/bench.sh, which builds first): bench/run_bench.py BUILD_DIR [--runs N] [--quick]
+"""
+import argparse
+import json
+import os
+import platform
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BEGIN, END = "<!-- tools/bench.sh: begin -->", "<!-- tools/bench.sh: end -->"
+
+
+class Bench:
+    def __init__(self, build, runs, quick):
+        self.build, self.runs, self.quick = os.path.abspath(build), runs, quick
+        self.umbra = os.path.join(build, "umbra")
+        self.tmp = tempfile.mkdtemp(prefix="umbra-bench-")
+        self.dlls = {name: self.build_program(name) for name in ("CallLoop", "Spinners", "Startup")}
+
+    def build_program(self, name):
+        out = os.path.join(self.build, "bench", name)
+        subprocess.run(["dotnet", "build", os.path.join(ROOT, "bench", name, name + ".csproj"), "-c", "Release",
+                        "--nologo", "-v", "quiet", "-o", out,
+                        f"-p:BaseIntermediateOutputPath={self.build}/bench/obj-{name}/"],
+                       check=True, stdout=subprocess.DEVNULL)
+        return os.path.join(out, name + ".dll")
+
+    def run(self, argv, env=None):
+        """Runs a command; returns (stdout, wall seconds, peak RSS in KiB of it and its descendants).
+        GNU time measures the RSS: a child forked from this (large) process would inherit its high-water mark."""
+        full_env = dict(os.environ, **(env or {}))
+        rss_file = os.path.join(self.tmp, "rss")
+        start = time.monotonic()
+        p = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", rss_file] + argv, stdout=subprocess.PIPE,
+                           stderr=subprocess.DEVNULL, env=full_env, text=True)
+        wall = time.monotonic() - start
+        if p.returncode != 0:
+            raise RuntimeError(f"{' '.join(argv)} exited with {p.returncode}")
+        with open(rss_file) as f:
+            rss = int(f.read().split()[-1])
+        return p.stdout, wall, rss
+
+    def umbra_run(self, options, program, env=None, report="r"):
+        prefix = os.path.join(self.tmp, report)
+        argv = [self.umbra, "run", "-o", prefix, "--format", "json"] + options + ["--", "dotnet"] + program
+        return self.run(argv, env) + (prefix + ".json",)
+
+    def alternate(self, variants, measure):
+        """variants: name -> callable returning one number; measured round-robin, `runs` rounds."""
+        results = {name: [] for name in variants}
+        for round_index in range(self.runs):
+            for name, fn in variants.items():
+                value = measure(fn)
+                results[name].append(value)
+                print(f"  round {round_index} {name}: {value:.3f}", file=sys.stderr)
+        return {name: statistics.median(values) for name, values in results.items()}, results
+
+
+def number_from(out, key):
+    m = re.search(rf"^{key}=([0-9.]+)", out, re.M)
+    if not m:
+        raise RuntimeError(f"no {key}= in output: {out!r}")
+    return float(m.group(1))
+
+
+def stats_of(report_path):
+    """The report's stats. Deep trees nest deeply: parse on a thread with a large stack."""
+    result = {}
+
+    def parse():
+        sys.setrecursionlimit(1000000)
+        with open(report_path) as f:
+            result["stats"] = json.load(f)["stats"]
+
+    threading.stack_size(1 << 30)
+    t = threading.Thread(target=parse)
+    t.start()
+    t.join()
+    return result["stats"]
+
+
+def call_overhead(b):
+    calls = "5000000" if b.quick else "20000000"
+    loop = [b.dlls["CallLoop"], calls]
+    quiet = ["--reconcile-ms", "0", "--interval-ms", "60000"]  # hooks alone: no snapshots, no sampling to speak of
+    noop = {"UMBRA_BENCH_NOOP_HOOKS": "1"}
+    variants = {
+        "none": lambda: b.run(["dotnet"] + loop)[0],
+        "elt3 floor (hooks return at once)": lambda: b.umbra_run(quiet, loop, noop)[0],
+        "elt3 umbra": lambda: b.umbra_run(quiet, loop)[0],
+        "elt3 umbra + shadow sampling 1 kHz": lambda: b.umbra_run(["--reconcile-ms", "0", "--interval-ms", "1"],
+                                                                  loop)[0],
+        "elt3 umbra, default (sampling 100 Hz, snapshots 10 Hz)": lambda: b.umbra_run([], loop)[0],
+        "elt3 umbra --exact-times": lambda: b.umbra_run(quiet + ["--exact-times"], loop)[0],
+        "elt2 floor": lambda: b.umbra_run(quiet + ["--hooks", "elt2"], loop, noop)[0],
+        "elt2 umbra": lambda: b.umbra_run(quiet + ["--hooks", "elt2"], loop)[0],
+        "elt2 floor, snapshots enabled (slow path)": lambda: b.umbra_run(
+            ["--reconcile-ms", "60000", "--hooks", "elt2"], loop, noop)[0],
+        "elt2 umbra, default (slow path)": lambda: b.umbra_run(["--hooks", "elt2"], loop)[0],
+    }
+    medians, _ = b.alternate(variants, lambda fn: number_from(fn(), "ns_per_call"))
+    return medians
+
+
+def slowdown(b):
+    units = "50000" if b.quick else "200000"
+    spin = [b.dlls["Spinners"], "2", units]
+    trace = os.path.join(b.tmp, "trace.nettrace")
+    eventpipe = {"DOTNET_EnableEventPipe": "1", "DOTNET_EventPipeOutputPath": trace,
+                 "DOTNET_EventPipeConfig": "Microsoft-DotNETCore-SampleProfiler:0:5"}
+    variants = {
+        "none": lambda: b.run(["dotnet"] + spin)[0],
+        "umbra sampled 100 Hz": lambda: b.umbra_run(["--mode", "sampled", "--interval-ms", "10"], spin)[0],
+        "umbra sampled 1 kHz": lambda: b.umbra_run(["--mode", "sampled", "--interval-ms", "1"], spin)[0],
+        "EventPipe SampleProfiler 1 kHz": lambda: b.run(["dotnet"] + spin, eventpipe)[0],
+        "umbra shadow (default)": lambda: b.umbra_run([], spin)[0],
+    }
+    medians, _ = b.alternate(variants, lambda fn: number_from(fn(), "elapsed_ms"))
+    return medians
+
+
+def memory(b):
+    rows = {}
+    for mode, runner in (("none", lambda p: b.run(["dotnet"] + p)),
+                         ("sampled", lambda p: b.umbra_run(["--mode", "sampled"], p)),
+                         ("shadow", lambda p: b.umbra_run([], p))):
+        rss = {}
+        for threads in (1, 16, 64):
+            # Enough work per thread that all of them are alive at once.
+            samples = [runner([b.dlls["Spinners"], str(threads), "2000", "10"])[2] for _ in range(max(1, b.runs // 2))]
+            rss[threads] = statistics.median(samples)
+        rows[mode] = rss
+    return rows
+
+
+def startup(b):
+    program = [b.dlls["Startup"]]
+    variants = {
+        "none (ReadyToRun framework)": lambda: b.run(["dotnet"] + program)[1],
+        "none, DOTNET_ReadyToRun=0 (framework JIT-compiled)": lambda: b.run(["dotnet"] + program,
+                                                                             {"DOTNET_ReadyToRun": "0"})[1],
+        "umbra sampled (framework precompiled, not instrumented)": lambda: b.umbra_run(["--mode", "sampled"],
+                                                                                       program)[1],
+        "umbra shadow (framework JIT-compiled and instrumented)": lambda: b.umbra_run([], program)[1],
+    }
+    medians, _ = b.alternate(variants, lambda fn: fn() * 1000)
+    return medians
+
+
+def scaling(b):
+    rows = []
+    for depth in (10, 1000, 10000):
+        for threads in (1, 16, 64):
+            sampled_units = str((40000 if b.quick else 400000) // threads)
+            shadow_units = str((4000 if b.quick else 40000) // threads)
+            _, _, _, path = b.umbra_run(["--mode", "sampled", "--interval-ms", "10"],
+                                        [b.dlls["Spinners"], str(threads), sampled_units, str(depth)])
+            s = stats_of(path)["sampler"]
+            _, _, _, path = b.umbra_run(["--interval-ms", "10", "--reconcile-ms", "50"],
+                                        [b.dlls["Spinners"], str(threads), shadow_units, str(depth)])
+            h = stats_of(path)
+            rows.append({
+                "threads": threads, "depth": depth,
+                "sampled_tick_us": s["tick_ns_mean"] / 1e3, "sampled_suspended_us": s["suspended_ns_mean"] / 1e3,
+                "shadow_sample_us": h["sampler"]["shadow_sample_ns_mean"] / 1e3,
+                "reconcile_us": h["sampler"]["snapshot_ns_mean"] / 1e3,
+                "suspend_wait_us": h["sampler"]["suspend_wait_ns_mean"] / 1e3,
+                "unexplained": h["reconcile"]["unexplained"],
+            })
+            print(f"  scaling {rows[-1]}", file=sys.stderr)
+    return rows
+
+
+def micro(b):
+    exe = os.path.join(b.build, "bench", "umbra_micro_bench")
+    out = subprocess.run([exe, "--benchmark_format=json", "--benchmark_min_time=" + ("0.05" if b.quick else "0.3")],
+                         check=True, capture_output=True, text=True).stdout
+    return [(x["name"], x["real_time"]) for x in json.loads(out)["benchmarks"]]
+
+
+def machine():
+    cpu = "unknown"
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    runtimes = subprocess.run(["dotnet", "--list-runtimes"], capture_output=True, text=True).stdout
+    netcore = [l.split()[1] for l in runtimes.splitlines() if l.startswith("Microsoft.NETCore.App")]
+    return f"{os.cpu_count()} cores, {cpu}; Linux {platform.release()}; .NET runtime {netcore[-1] if netcore else '?'}"
+
+
+def goal(ok):
+    return "met" if ok else "**not met**"
+
+
+def render(b, calls, slow, mem, start, scale, micro_rows):
+    none = calls["none"]
+    elt3 = calls["elt3 umbra"]
+    lines = [BEGIN, "",
+             f"Measured {time.strftime('%Y-%m-%d')} by `tools/bench.sh` on {machine()}; medians of {b.runs} runs, "
+             "variants alternated within each round.", ""]
+
+    lines += ["### ns per managed call (bench/CallLoop: a loop calling a tiny non-inlined method)", "",
+              "| variant | ns/call | added over none | x none |", "|---|---:|---:|---:|"]
+    for name, v in calls.items():
+        lines.append(f"| {name} | {v:.2f} | {v - none:+.2f} | {v / none:.1f} |")
+    floor3, floor2 = calls["elt3 floor (hooks return at once)"], calls["elt2 floor"]
+    sampling = calls["elt3 umbra + shadow sampling 1 kHz"]
+    lines += ["",
+              f"- Goal: shadow mode adds at most 25 ns per call: ELT3 adds {elt3 - none:.2f} ns ({goal(elt3 - none <= 25)}); "
+              f"the default (with snapshots) adds {calls['elt3 umbra, default (sampling 100 Hz, snapshots 10 Hz)'] - none:.2f} ns; "
+              f"ELT2 with snapshots enabled (the runtime's slow path) adds "
+              f"{calls['elt2 umbra, default (slow path)'] - none:.2f} ns.",
+              f"- Goal: umbra's work within 15% of the family's do-nothing floor: ELT3 {elt3:.2f} vs floor {floor3:.2f} "
+              f"= {100 * (elt3 / floor3 - 1):.0f}% above ({goal(elt3 <= 1.15 * floor3)}); "
+              f"ELT2 {calls['elt2 umbra']:.2f} vs {floor2:.2f} = {100 * (calls['elt2 umbra'] / floor2 - 1):.0f}% above "
+              f"({goal(calls['elt2 umbra'] <= 1.15 * floor2)}).",
+              f"- Goal: shadow sampling at 1 kHz adds at most 1%: {sampling:.2f} vs {elt3:.2f} ns/call = "
+              f"{100 * (sampling / elt3 - 1):+.1f}% ({goal(sampling <= 1.01 * elt3)}).", ""]
+
+    base = slow["none"]
+    lines += ["### Slowdown of a CPU-bound 2-thread program (bench/Spinners 2 threads)", "",
+              "| variant | elapsed ms | slowdown |", "|---|---:|---:|"]
+    for name, v in slow.items():
+        lines.append(f"| {name} | {v:.0f} | {100 * (v / base - 1):+.1f}% |")
+    s100, s1k, ep = slow["umbra sampled 100 Hz"], slow["umbra sampled 1 kHz"], slow["EventPipe SampleProfiler 1 kHz"]
+    lines += ["",
+              f"- Goal: sampled mode at most 2% slower at 100 Hz: {100 * (s100 / base - 1):+.1f}% ({goal(s100 <= 1.02 * base)}).",
+              f"- Goal: less slowdown than EventPipe's sampler at 1 kHz: umbra {100 * (s1k / base - 1):+.1f}% vs "
+              f"EventPipe {100 * (ep / base - 1):+.1f}% ({goal(s1k < ep)}).", ""]
+
+    lines += ["### Memory (peak RSS of bench/Spinners with 1, 16 and 64 threads, depth 10)", "",
+              "| mode | 1 thread MiB | 16 threads MiB | 64 threads MiB | KiB per extra thread | umbra's KiB per thread |",
+              "|---|---:|---:|---:|---:|---:|"]
+    per_thread_none = (mem["none"][64] - mem["none"][1]) / 63
+    for mode, rss in mem.items():
+        per_thread = (rss[64] - rss[1]) / 63
+        lines.append(f"| {mode} | {rss[1] / 1024:.1f} | {rss[16] / 1024:.1f} | {rss[64] / 1024:.1f} | "
+                     f"{per_thread:.0f} | {per_thread - per_thread_none:.0f} |")
+    lines.append("")
+
+    lines += ["### Start-up (bench/Startup: collections, LINQ, formatting, a task; wall time of the whole process)", "",
+              "| variant | ms |", "|---|---:|"]
+    for name, v in start.items():
+        lines.append(f"| {name} | {v:.0f} |")
+    lines.append("")
+
+    lines += ["### Scaling with threads and stack depth (bench/Spinners; sampler's own statistics, means per tick)", "",
+              "| threads | depth | sampled: tick µs | sampled: suspended µs | shadow: sample µs | shadow: reconcile µs "
+              "| shadow: SuspendRuntime wait µs | unexplained |",
+              "|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in scale:
+        lines.append(f"| {r['threads']} | {r['depth']} | {r['sampled_tick_us']:.0f} | {r['sampled_suspended_us']:.0f} | "
+                     f"{r['shadow_sample_us']:.1f} | {r['reconcile_us']:.0f} | {r['suspend_wait_us']:.0f} | "
+                     f"{r['unexplained']} |")
+    lines.append("")
+
+    lines += ["### Hot paths in isolation (bench/micro, Google Benchmark)", "", "| benchmark | ns |", "|---|---:|"]
+    for name, ns in micro_rows:
+        lines.append(f"| {name} | {ns:.2f} |")
+    lines += ["", END]
+    return "\n".join(lines)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("build")
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--quick", action="store_true", help="smaller workloads, for a smoke run")
+    parser.add_argument("--results", default=os.path.join(ROOT, "bench", "RESULTS.md"))
+    args = parser.parse_args()
+    b = Bench(args.build, args.runs, args.quick)
+    sections = {}
+    for name, fn in (("calls", call_overhead), ("slow", slowdown), ("mem", memory), ("start", startup),
+                     ("scale", scaling), ("micro", micro)):
+        print(f"== {name}", file=sys.stderr)
+        sections[name] = fn(b)
+    generated = render(b, sections["calls"], sections["slow"], sections["mem"], sections["start"], sections["scale"],
+                       sections["micro"])
+    text = open(args.results).read() if os.path.exists(args.results) else f"# Benchmark results\n\n{BEGIN}\n{END}\n"
+    if BEGIN in text and END in text:
+        text = text[:text.index(BEGIN)] + generated + text[text.index(END) + len(END):]
+    else:
+        text += "\n" + generated + "\n"
+    with open(args.results, "w") as f:
+        f.write(text)
+    print(generated)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,64 @@
+#include "snapshot/code_ranges.h"
+
+#include <link.h>
+
+#include <algorithm>
+#include <cstddef>
+
+namespace umbra {
+
+bool CodeRangeTable::contains(uintptr_t ip) const {
+  size_t lo = 0, hi = ranges.size();
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (ranges[mid].end <= ip) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < ranges.size() && ranges[lo].start <= ip;
+}
+
+namespace {
+
+struct Counters {
+  unsigned long long adds = 0;
+  unsigned long long subs = 0;
+};
+
+}  // namespace
+
+void CodeRanges::refresh() {
+  Counters seen;
+  // The loader's own counters tell whether anything changed; the first object is enough to read them.
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t size, void* data) -> int {
+        auto* c = static_cast<Counters*>(data);
+        if (size >= offsetof(dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs)) {
+          c->adds = info->dlpi_adds;
+          c->subs = info->dlpi_subs;
+        }
+        return 1;
+      },
+      &seen);
+  if (current() != nullptr && seen.adds == adds_ && seen.subs == subs_) return;
+  auto table = std::make_unique<CodeRangeTable>();
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* data) -> int {
+        auto* t = static_cast<CodeRangeTable*>(data);
+        for (int i = 0; i < info->dlpi_phnum; ++i) {
+          const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+          if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_X)) continue;
+          uintptr_t start = info->dlpi_addr + ph.p_vaddr;
+          t->ranges.push_back({start, start + ph.p_memsz});
+        }
+        return 0;
+      },
+      table.get());
+  std::sort(table->ranges.begin(), table->ranges.end(),
+            [](const CodeRange& a, const CodeRange& b) { return a.start < b.start; });
+  adds_ = seen.adds;
+  subs_ = seen.subs;
+  current_.store(table.get(), std::memory_order_release);
+  tables_.push_back(std::move(table));
+}
+
+}  // namespace umbra

@@ -1,0 +1,34 @@
+// The code-range table tells code loaded from ELF files (this binary, libc) from code in anonymous memory, as
+// JIT-compiled code is.
+#include <gtest/gtest.h>
+#include <sys/mman.h>
+
+#include <cstdio>
+
+#include "snapshot/code_ranges.h"
+
+namespace umbra {
+namespace {
+
+__attribute__((noinline)) int ElfCodeMarker() { return 1; }
+
+TEST(CodeRanges, ElfCodeIsInsideAndAnonymousMemoryOutside) {
+  CodeRanges ranges;
+  EXPECT_EQ(ranges.current(), nullptr);
+  ranges.refresh();
+  const CodeRangeTable* table = ranges.current();
+  ASSERT_NE(table, nullptr);
+  EXPECT_TRUE(table->contains(reinterpret_cast<uintptr_t>(&ElfCodeMarker)));  // this binary
+  EXPECT_TRUE(table->contains(reinterpret_cast<uintptr_t>(&std::fputs)));               // libc
+  void* page = mmap(nullptr, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(page, MAP_FAILED);
+  EXPECT_FALSE(table->contains(reinterpret_cast<uintptr_t>(page)));
+  EXPECT_FALSE(table->contains(0));
+  munmap(page, 4096);
+  // Nothing loaded or unloaded since: the same table stays published.
+  ranges.refresh();
+  EXPECT_EQ(ranges.current(), table);
+}
+
+}  // namespace
+}  // namespace umbra
