@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 
 namespace umbra {
@@ -110,6 +111,12 @@ Config load_config(const EnvLookup& env, int64_t pid, std::vector<std::string>& 
   if (auto out = env("UMBRA_OUTPUT")) {
     if (out->empty()) warnings.push_back("UMBRA_OUTPUT='' is empty; using " + config.output_prefix);
     else config.output_prefix = *out;
+  }
+  // Processes the launched program starts inherit its environment: each descendant writes <prefix>.<pid>.*, so
+  // that none overwrites another's report.
+  if (auto launched = env("UMBRA_LAUNCHED_PID")) {
+    auto launched_pid = parse_unsigned(*launched, 1, uint64_t(INT64_MAX));
+    if (launched_pid && int64_t(*launched_pid) != pid) config.output_prefix += "." + std::to_string(pid);
   }
 
   if (auto level = env("UMBRA_LOG_LEVEL")) {

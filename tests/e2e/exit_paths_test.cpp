@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <set>
 
 #include "e2e_env.h"
 #include "process.h"
@@ -77,6 +78,45 @@ TEST(ExitPathsUnhandled, TheThrowingFrameIsStillOpenInTheReport) {
   const JsonValue* fail = find_path(*main, {"ExitPaths.Program.Main", "ExitPaths.Program.Fail"});
   ASSERT_NE(fail, nullptr);
   EXPECT_EQ(calls_of(*fail), 1u);
+}
+
+// A profiled program that starts .NET processes of its own: each process writes its own report, the launched one
+// at <prefix>.json and each descendant at <prefix>.<pid>.json, and the launcher lists them all.
+TEST(ChildProcesses, EachProcessWritesItsOwnReport) {
+  std::string dir = scratch_dir("child_processes");
+  ProcessResult r =
+      run_process({launcher_path(), "run", "-o", dir + "/r", "--", "dotnet", app_dll("ExitPaths"), "spawn"});
+  ASSERT_EQ(r.exit_code, 5) << r.err;
+  const std::string child_line = "child said 'ending by return' and exited with 5\n";
+  EXPECT_EQ(r.out, "ending by spawn\n" + child_line + child_line);
+
+  JsonValue parent = load_report(dir + "/r.json");
+  const JsonValue* main = thread_with_root(parent, "ExitPaths.Program.Main");
+  ASSERT_NE(main, nullptr);
+  EXPECT_EQ(total_calls(roots_of(*main), "ExitPaths.Program.RunChild"), 2u);
+
+  std::set<int64_t> pids = {parent.find("pid")->as_int()};
+  std::vector<std::string> child_reports;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    std::string name = entry.path().filename().string();
+    if (name.size() > 7 && name.compare(0, 2, "r.") == 0 && name.compare(name.size() - 5, 5, ".json") == 0 &&
+        name != "r.json")
+      child_reports.push_back(entry.path().string());
+  }
+  ASSERT_EQ(child_reports.size(), 2u) << r.err;
+  for (const auto& path : child_reports) {
+    JsonValue child = load_report(path);
+    int64_t pid = child.find("pid")->as_int();
+    EXPECT_NE(path.find("/r." + std::to_string(pid) + ".json"), std::string::npos) << path;
+    pids.insert(pid);
+    const JsonValue* child_main = thread_with_root(child, "ExitPaths.Program.Main");
+    ASSERT_NE(child_main, nullptr) << path;
+    EXPECT_EQ(total_calls(roots_of(*child_main), "ExitPaths.Program.Counted"), 42u);
+    EXPECT_NE(r.err.find(path), std::string::npos) << "the launcher lists " << path << ":\n" << r.err;
+  }
+  EXPECT_EQ(pids.size(), 3u);
+  EXPECT_NE(r.err.find("umbra: report: " + dir + "/r.json, " + dir + "/r.txt"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("reports of 2 descendant processes"), std::string::npos) << r.err;
 }
 
 }  // namespace

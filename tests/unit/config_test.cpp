@@ -27,6 +27,31 @@ TEST(Config, Defaults) {
   EXPECT_EQ(c.interval_ms, 10u);
   EXPECT_EQ(c.formats, (std::vector<std::string>{"json", "text"}));
   EXPECT_FALSE(c.allow_inlining);
+  EXPECT_EQ(c.hooks, HookFamily::kElt3);
+  EXPECT_FALSE(c.exact_times);
+  EXPECT_FALSE(c.noop_hooks);
+}
+
+TEST(Config, HookFamilyAndTiming) {
+  std::vector<std::string> warnings;
+  Config c = load({{"UMBRA_HOOKS", "ELT2"}, {"UMBRA_EXACT_TIMES", "1"}}, warnings);
+  EXPECT_TRUE(warnings.empty());
+  EXPECT_EQ(c.hooks, HookFamily::kElt2);
+  EXPECT_TRUE(c.exact_times);
+  c = load({{"UMBRA_HOOKS", "elt4"}}, warnings);
+  EXPECT_EQ(c.hooks, HookFamily::kElt3);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_EQ(warnings[0], "UMBRA_HOOKS='elt4' is not elt3 or elt2; using elt3");
+}
+
+// The launched process keeps the prefix; a process it started (same environment, another pid) adds its pid.
+TEST(Config, DescendantsOfTheLaunchedProcessAddTheirPid) {
+  std::vector<std::string> warnings;
+  EXPECT_EQ(load({{"UMBRA_OUTPUT", "/tmp/r"}, {"UMBRA_LAUNCHED_PID", "1234"}}, warnings).output_prefix, "/tmp/r");
+  EXPECT_EQ(load({{"UMBRA_OUTPUT", "/tmp/r"}, {"UMBRA_LAUNCHED_PID", "999"}}, warnings).output_prefix,
+            "/tmp/r.1234");
+  EXPECT_EQ(load({{"UMBRA_OUTPUT", "/tmp/r"}, {"UMBRA_LAUNCHED_PID", "x"}}, warnings).output_prefix, "/tmp/r");
+  EXPECT_TRUE(warnings.empty());
 }
 
 TEST(Config, GoodValues) {

@@ -15,6 +15,7 @@
 #include "clr/guids.h"
 #include "launcher.h"
 #include "report_command.h"
+#include "report_files.h"
 #include "profiler/config.h"
 
 namespace {
@@ -32,11 +33,6 @@ std::string self_path() {
   if (n <= 0) return ".";
   buf[n] = '\0';
   return buf;
-}
-
-bool exists(const std::string& path) {
-  struct stat st;
-  return stat(path.c_str(), &st) == 0;
 }
 
 }  // namespace
@@ -91,6 +87,10 @@ int main(int argc, char** argv) {
   }
   if (g_child == 0) {
     for (int signo : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) signal(signo, SIG_DFL);
+    // Every .NET process in the tree shares the prefix; only this one writes <prefix>.json (see config.cpp).
+    std::string self = std::to_string(getpid());
+    setenv("UMBRA_LAUNCHED_PID", self.c_str(), 1);
+    if (!run.output_prefix && !std::getenv("UMBRA_OUTPUT")) setenv("UMBRA_OUTPUT", ("./umbra-" + self).c_str(), 1);
     execvp(child_argv[0], child_argv.data());
     std::fprintf(stderr, "umbra: cannot run '%s': %s\n", run.command[0].c_str(), std::strerror(errno));
     _exit(127);
@@ -102,10 +102,11 @@ int main(int argc, char** argv) {
 
   std::string prefix = run.output_prefix.value_or(
       std::getenv("UMBRA_OUTPUT") ? std::getenv("UMBRA_OUTPUT") : "./umbra-" + std::to_string(g_child));
-  std::string found;
-  for (const char* ext : {".json", ".txt"})
-    if (exists(prefix + ext)) found += (found.empty() ? "" : ", ") + prefix + ext;
-  if (!found.empty()) std::fprintf(stderr, "umbra: report: %s\n", found.c_str());
+  ReportFiles files = find_report_files(prefix);
+  if (!files.launched.empty()) std::fprintf(stderr, "umbra: report: %s\n", join(files.launched).c_str());
   else std::fprintf(stderr, "umbra: no report at %s.* (see the messages above)\n", prefix.c_str());
+  if (!files.descendants.empty())
+    std::fprintf(stderr, "umbra: reports of %zu descendant processes: %s\n", files.descendant_count,
+                 join(files.descendants).c_str());
   return exit_code;
 }

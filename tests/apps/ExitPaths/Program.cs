@@ -1,5 +1,6 @@
 // Ends in the way its first argument names, after known calls, for umbra's exit-path tests:
 //   return | exit | exit-from-worker | unhandled | unhandled-on-worker | runtime-catches
+//   | spawn (runs this program twice more as child processes, each ending by return, then returns)
 using System;
 using System.Reflection;
 using System.Runtime.CompilerServices;
@@ -35,6 +36,9 @@ public static class Program
                 RuntimeCatches();
                 for (int i = 0; i < 42; i++) sink += AfterRuntimeCatches(i);
                 break;
+            case "spawn":
+                for (int i = 0; i < 2; i++) RunChild();
+                break;
             case "unhandled-on-worker":
                 var w = new Thread(() => Fail());
                 w.Start();
@@ -46,6 +50,21 @@ public static class Program
 
     [MethodImpl(MethodImplOptions.NoInlining)]
     static int Counted(int i) => i & 1;
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static void RunChild()
+    {
+        var start = new System.Diagnostics.ProcessStartInfo(Environment.ProcessPath!)
+        {
+            RedirectStandardOutput = true,
+        };
+        start.ArgumentList.Add(typeof(Program).Assembly.Location);
+        start.ArgumentList.Add("return");
+        using var child = System.Diagnostics.Process.Start(start)!;
+        string output = child.StandardOutput.ReadToEnd();
+        child.WaitForExit();
+        Console.WriteLine($"child said '{output.Trim()}' and exited with {child.ExitCode}");
+    }
 
     // Compiled fully optimized at once, so the JIT inlines Inlinable here unless the profiler forbids inlining.
     [MethodImpl(MethodImplOptions.AggressiveOptimization | MethodImplOptions.NoInlining)]
