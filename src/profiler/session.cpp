@@ -138,6 +138,8 @@ Report Session::build_report(const char* trigger) {
   report.runtime = runtime_version();
   report.duration_ns = monotonic_ns() - clock_.start_ns();
   report.stats.set("report_trigger", trigger);
+  // A signal's report is written while the program still runs: it covers the run up to then.
+  report.stats.set("partial", std::string(trigger).rfind("signal", 0) == 0);
   if (config_.mode == Mode::kShadow) {
     report.stats.set("hook_family", hook_family_name(config_.hooks));
     report.stats.set("call_timing", config_.exact_times ? "exact" : "coarse_1ms");

@@ -30,9 +30,17 @@ TEST_P(ExitPaths, ReportIsWrittenAndExitCodeKept) {
   ASSERT_TRUE(std::filesystem::exists(dir + "/r.txt")) << r.err;
   JsonValue report = load_report(dir + "/r.json");
   EXPECT_EQ(report.find("stats")->find("report_trigger")->as_string(), c.trigger);
+  // A signal's report is written while the program still runs, and says so.
+  const bool by_signal = std::string(c.trigger).rfind("signal", 0) == 0;
+  EXPECT_EQ(report.find("stats")->find("partial")->as_bool(), by_signal);
   const JsonValue* main = thread_with_root(report, "ExitPaths.Program.Main");
   ASSERT_NE(main, nullptr);
   EXPECT_EQ(total_calls(roots_of(*main), "ExitPaths.Program.Counted"), 42u);
+  if (by_signal) {
+    // The frame the program was in when the signal came is in the report, still open.
+    EXPECT_EQ(total_calls(roots_of(*main), "ExitPaths.Program.SignalSelfAndWait"), 1u);
+    EXPECT_NE(r.err.find("received: writing a partial report"), std::string::npos) << r.err;
+  }
   // Exactly one summary line from the profiler.
   size_t first = r.err.find("umbra: shadow profile:");
   ASSERT_NE(first, std::string::npos) << r.err;
@@ -44,7 +52,8 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(ExitCase{"return", 5, "shutdown"}, ExitCase{"exit", 7, "shutdown"},
                       ExitCase{"exit-from-worker", 9, "shutdown"},
                       ExitCase{"unhandled", 134, "unhandled_exception"},
-                      ExitCase{"unhandled-on-worker", 134, "unhandled_exception"}),
+                      ExitCase{"unhandled-on-worker", 134, "unhandled_exception"},
+                      ExitCase{"sigterm", 143, "signal_sigterm"}, ExitCase{"sigint", 130, "signal_sigint"}),
     [](const ::testing::TestParamInfo<ExitCase>& info) {
       std::string name = info.param.how;
       for (char& ch : name)

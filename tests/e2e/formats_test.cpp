@@ -110,7 +110,7 @@ TEST_F(Formats, ReportConvertsFiltersAndRanks) {
   EXPECT_NE(read_file(path("by-thread.collapsed")).find("\nWorker-3;System.Threading.Thread.StartCallback;"),
             std::string::npos);
 
-  ProcessResult top = run_process({launcher_path(), "report", path("shadow.json"), "--top", "50"});
+  ProcessResult top = run_process({launcher_path(), "report", path("shadow.json"), "--top", "500"});
   ASSERT_EQ(top.exit_code, 0) << top.err;
   EXPECT_NE(top.out.find("self ms"), std::string::npos);
   EXPECT_NE(top.out.find("21891  "), std::string::npos) << "Fib with its exact calls: " << top.out;

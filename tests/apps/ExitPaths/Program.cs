@@ -1,5 +1,6 @@
 // Ends in the way its first argument names, after known calls, for umbra's exit-path tests:
 //   return | exit | exit-from-worker | unhandled | unhandled-on-worker | runtime-catches
+//   | sigterm | sigint (sends itself the signal, then waits to be ended by it)
 //   | spawn (runs this program twice more as child processes, each ending by return, then returns)
 using System;
 using System.Reflection;
@@ -36,6 +37,12 @@ public static class Program
                 RuntimeCatches();
                 for (int i = 0; i < 42; i++) sink += AfterRuntimeCatches(i);
                 break;
+            case "sigterm":
+                SignalSelfAndWait(15);
+                break;
+            case "sigint":
+                SignalSelfAndWait(2);
+                break;
             case "spawn":
                 for (int i = 0; i < 2; i++) RunChild();
                 break;
@@ -50,6 +57,16 @@ public static class Program
 
     [MethodImpl(MethodImplOptions.NoInlining)]
     static int Counted(int i) => i & 1;
+
+    [System.Runtime.InteropServices.DllImport("libc", EntryPoint = "kill")]
+    static extern int Kill(int pid, int signal);
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static void SignalSelfAndWait(int signal)
+    {
+        Kill(Environment.ProcessId, signal);
+        Thread.Sleep(60000);  // the signal ends the program long before this
+    }
 
     [MethodImpl(MethodImplOptions.NoInlining)]
     static void RunChild()
