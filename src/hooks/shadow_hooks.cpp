@@ -35,6 +35,17 @@ inline ThreadShadow* current_shadow_inline() {
   return __builtin_expect(shadow != nullptr, 1) ? shadow : claim_shadow();
 }
 
+// What every hook of both families does: the calling thread's shadow records the event at the hooks' clock.
+inline void hook_enter(clr::FunctionID function) {
+  if (ThreadShadow* shadow = current_shadow_inline()) shadow->enter(function, hook_ticks());
+}
+inline void hook_leave(clr::FunctionID function) {
+  if (ThreadShadow* shadow = current_shadow_inline()) shadow->leave(function, hook_ticks());
+}
+inline void hook_tailcall(clr::FunctionID function) {
+  if (ThreadShadow* shadow = current_shadow_inline()) shadow->tailcall(function, hook_ticks());
+}
+
 }  // namespace
 
 void install_pool(ShadowPool* pool, CurrentThreadIdFn current_thread_id) {
@@ -51,16 +62,14 @@ void release_current_shadow() { t_shadow = nullptr; }
 uint64_t unattributed_hooks() { return g_unattributed.load(std::memory_order_relaxed); }
 
 void on_enter2(clr::FunctionID function, clr::UINT_PTR, clr::COR_PRF_FRAME_INFO, clr::COR_PRF_FUNCTION_ARGUMENT_INFO*) {
-  if (ThreadShadow* shadow = current_shadow_inline()) shadow->enter(function, hook_ticks());
+  hook_enter(function);
 }
 
 void on_leave2(clr::FunctionID function, clr::UINT_PTR, clr::COR_PRF_FRAME_INFO, clr::COR_PRF_FUNCTION_ARGUMENT_RANGE*) {
-  if (ThreadShadow* shadow = current_shadow_inline()) shadow->leave(function, hook_ticks());
+  hook_leave(function);
 }
 
-void on_tailcall2(clr::FunctionID function, clr::UINT_PTR, clr::COR_PRF_FRAME_INFO) {
-  if (ThreadShadow* shadow = current_shadow_inline()) shadow->tailcall(function, hook_ticks());
-}
+void on_tailcall2(clr::FunctionID function, clr::UINT_PTR, clr::COR_PRF_FRAME_INFO) { hook_tailcall(function); }
 
 void noop_enter2(clr::FunctionID, clr::UINT_PTR, clr::COR_PRF_FRAME_INFO, clr::COR_PRF_FUNCTION_ARGUMENT_INFO*) {}
 void noop_leave2(clr::FunctionID, clr::UINT_PTR, clr::COR_PRF_FRAME_INFO, clr::COR_PRF_FUNCTION_ARGUMENT_RANGE*) {}
@@ -68,17 +77,7 @@ void noop_tailcall2(clr::FunctionID, clr::UINT_PTR, clr::COR_PRF_FRAME_INFO) {}
 
 }  // namespace umbra::hooks
 
-using umbra::hooks::current_shadow_inline;
-
 // Without a FunctionIDMapper2, FunctionIDOrClientID is the FunctionID.
-void umbra_elt3_on_enter(umbra::clr::FunctionIDOrClientID function) {
-  if (umbra::ThreadShadow* shadow = current_shadow_inline()) shadow->enter(function, umbra::hook_ticks());
-}
-
-void umbra_elt3_on_leave(umbra::clr::FunctionIDOrClientID function) {
-  if (umbra::ThreadShadow* shadow = current_shadow_inline()) shadow->leave(function, umbra::hook_ticks());
-}
-
-void umbra_elt3_on_tailcall(umbra::clr::FunctionIDOrClientID function) {
-  if (umbra::ThreadShadow* shadow = current_shadow_inline()) shadow->tailcall(function, umbra::hook_ticks());
-}
+void umbra_elt3_on_enter(umbra::clr::FunctionIDOrClientID function) { umbra::hooks::hook_enter(function); }
+void umbra_elt3_on_leave(umbra::clr::FunctionIDOrClientID function) { umbra::hooks::hook_leave(function); }
+void umbra_elt3_on_tailcall(umbra::clr::FunctionIDOrClientID function) { umbra::hooks::hook_tailcall(function); }

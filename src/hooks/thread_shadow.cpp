@@ -65,26 +65,15 @@ void ThreadShadow::enter_slow(clr::FunctionID function, uint64_t now_ticks) {
     node->tail_entries.add(1);
     pending_tail_entry_ = false;
   }
-  ShadowFrame& frame = frames_[d];
-  frame.node.store(node, std::memory_order_relaxed);
-  frame.start_ticks.store(now_ticks, std::memory_order_relaxed);
-  frame.function = function;
-  depth_.store(d + 1, std::memory_order_release);
-  current_.store(node, std::memory_order_release);
+  push(d, node, function, now_ticks);
 }
 
 void ThreadShadow::pop_to(uint32_t new_depth, uint64_t now_ticks) {
   hint_depth_ = kNoHint;
   uint32_t d = depth_.load(std::memory_order_relaxed);
-  for (uint32_t i = d; i-- > new_depth;) {
-    CallNode* node = frames_[i].node.load(std::memory_order_relaxed);
-    if (node == tree_full_node_) continue;  // its time stays with the parent: nested frames would count it twice
-    uint64_t start = frames_[i].start_ticks.load(std::memory_order_relaxed);
-    node->total_ticks.add(now_ticks > start ? now_ticks - start : 0);
-  }
+  for (uint32_t i = d; i-- > new_depth;) charge(frames_[i], now_ticks);
   depth_.store(new_depth, std::memory_order_release);
-  current_.store(new_depth ? frames_[new_depth - 1].node.load(std::memory_order_relaxed) : &root_,
-                 std::memory_order_release);
+  current_.store(top_node(new_depth), std::memory_order_release);
 }
 
 bool ThreadShadow::pop_matching(clr::FunctionID function, uint64_t now_ticks) {

@@ -105,6 +105,14 @@ class ThreadShadow {
  private:
   void enter_slow(clr::FunctionID function, uint64_t now_ticks);
   void leave_slow(clr::FunctionID function, uint64_t now_ticks);
+  // Pushes a frame for `node` at depth `d` and publishes it.
+  void push(uint32_t d, CallNode* node, clr::FunctionID function, uint64_t now_ticks);
+  // Adds a closing frame's elapsed ticks to its node (the full-tree collector's time stays with its parent).
+  void charge(const ShadowFrame& frame, uint64_t now_ticks);
+  // The node on top of a stack `depth` frames deep.
+  CallNode* top_node(uint32_t depth) {
+    return depth ? frames_[depth - 1].node.load(std::memory_order_relaxed) : &root_;
+  }
   CallNode* child_of(CallNode* parent, clr::FunctionID function);
   void pop_to(uint32_t new_depth, uint64_t now_ticks);
   void count(DropReason reason) { drops_[static_cast<size_t>(reason)].add(1); }
@@ -160,16 +168,12 @@ inline void ThreadShadow::enter(clr::FunctionID function, uint64_t now_ticks) {
   }
   enters_.add(1);
   node->calls.add(1);
-  ShadowFrame& frame = frames_[d];
-  frame.node.store(node, std::memory_order_relaxed);
-  frame.start_ticks.store(now_ticks, std::memory_order_relaxed);
-  frame.function = function;
-  depth_.store(d + 1, std::memory_order_release);
-  current_.store(node, std::memory_order_release);
+  push(d, node, function, now_ticks);
 }
 
-// The common leave: the function on top of the stack returns.
-inline void ThreadShadow::leave(clr::FunctionID function, uint64_t now_ticks) {
+// The common leave: the function on top of the stack returns. Kept out of line: inlined into the hooks, the
+// call loop measured 1.5-3 ns slower per call (bench/micro BM_Elt3HookPair 11.7 vs 10.2 ns).
+__attribute__((noinline)) inline void ThreadShadow::leave(clr::FunctionID function, uint64_t now_ticks) {
   uint32_t d = depth_.load(std::memory_order_relaxed);
   if (__builtin_expect(overflow_depth_ != 0 || d == 0 || frames_[d - 1].function != function ||
                            pending_tail_entry_,
@@ -178,16 +182,30 @@ inline void ThreadShadow::leave(clr::FunctionID function, uint64_t now_ticks) {
     return;
   }
   leaves_.add(1);
-  ShadowFrame& top = frames_[d - 1];
-  CallNode* node = top.node.load(std::memory_order_relaxed);
-  uint64_t start = top.start_ticks.load(std::memory_order_relaxed);
-  if (node != tree_full_node_) node->total_ticks.add(now_ticks > start ? now_ticks - start : 0);
+  const ShadowFrame& top = frames_[d - 1];
+  charge(top, now_ticks);
   hint_depth_ = d - 1;
   hint_function_ = function;
-  hint_node_ = node;
+  hint_node_ = top.node.load(std::memory_order_relaxed);
   depth_.store(d - 1, std::memory_order_release);
   // The frame below, not node->parent: under a full tree the collector node stands for frames of any parent.
-  current_.store(d > 1 ? frames_[d - 2].node.load(std::memory_order_relaxed) : &root_, std::memory_order_release);
+  current_.store(top_node(d - 1), std::memory_order_release);
+}
+
+inline void ThreadShadow::push(uint32_t d, CallNode* node, clr::FunctionID function, uint64_t now_ticks) {
+  ShadowFrame& frame = frames_[d];
+  frame.node.store(node, std::memory_order_relaxed);
+  frame.start_ticks.store(now_ticks, std::memory_order_relaxed);
+  frame.function = function;
+  depth_.store(d + 1, std::memory_order_release);
+  current_.store(node, std::memory_order_release);
+}
+
+inline void ThreadShadow::charge(const ShadowFrame& frame, uint64_t now_ticks) {
+  CallNode* node = frame.node.load(std::memory_order_relaxed);
+  if (node == tree_full_node_) return;  // nested frames under the collector would count its time twice
+  uint64_t start = frame.start_ticks.load(std::memory_order_relaxed);
+  node->total_ticks.add(now_ticks > start ? now_ticks - start : 0);
 }
 
 template <typename Visit>

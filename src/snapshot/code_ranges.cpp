@@ -18,6 +18,13 @@ bool CodeRangeTable::contains(uintptr_t ip) const {
 }
 
 namespace {
+// Built when the library loads, so a signal handler never runs an initialization.
+CodeRanges* const g_process_code_ranges = new CodeRanges;
+}  // namespace
+
+CodeRanges& process_code_ranges() { return *g_process_code_ranges; }
+
+namespace {
 
 struct Counters {
   unsigned long long adds = 0;

@@ -26,7 +26,8 @@ struct CodeRangeTable {
 
 class CodeRanges {
  public:
-  // Sampler thread: rebuilds the table if objects were loaded or unloaded since the last call. Allocates.
+  // Sampler thread, before suspending or signalling: rebuilds the table if objects were loaded or unloaded since
+  // the last call. Allocates.
   void refresh();
   // Any thread, signal handlers included; nullptr before the first refresh.
   const CodeRangeTable* current() const { return current_.load(std::memory_order_acquire); }
@@ -38,5 +39,16 @@ class CodeRanges {
   unsigned long long adds_ = 0;
   unsigned long long subs_ = 0;
 };
+
+// The process's table, shared by the native-capture handler and the walk under suspension. Never freed: a handler
+// may run late, even during exit.
+CodeRanges& process_code_ranges();
+
+// Async-signal-safe. True when `ip` lies outside every ELF object's code (JIT-compiled code or a stub, where
+// libunwind has nothing to read); false when it is inside one, or before the table was first built.
+inline bool outside_elf_code(uintptr_t ip) {
+  const CodeRangeTable* code = process_code_ranges().current();
+  return code != nullptr && !code->contains(ip);
+}
 
 }  // namespace umbra

@@ -1,6 +1,5 @@
 #include "snapshot/native_capture.h"
 
-#include "snapshot/code_ranges.h"
 #include "snapshot/unwind_info.h"
 
 #include <signal.h>
@@ -15,11 +14,6 @@ namespace umbra {
 namespace {
 
 int g_signal = 0;
-// Never freed: a handler may run late, even during exit.
-CodeRanges* const g_code_ranges = new CodeRanges;
-
-// Outside every ELF object's code: JIT-compiled code or a stub, where libunwind has nothing to read.
-bool outside_elf_code(const CodeRangeTable* code, uintptr_t ip) { return code != nullptr && !code->contains(ip); }
 
 // Async-signal-safe: only libunwind local unwinding (per-thread caching) and atomics on the capture.
 // ThreadSanitizer does not model a signal's delivery as ordering; tests/tsan.supp says so for this handler.
@@ -40,15 +34,14 @@ void on_capture_signal(int, siginfo_t* info, void* ucontext) {
     uint32_t count = 0;
     uintptr_t stop_ip = 0;
     bool truncated = false;
-    const CodeRangeTable* code = g_code_ranges->current();
     auto interrupted_ip = uintptr_t(static_cast<ucontext_t*>(ucontext)->uc_mcontext.gregs[REG_RIP]);
-    if (outside_elf_code(code, interrupted_ip)) {
+    if (outside_elf_code(interrupted_ip)) {
       stop_ip = interrupted_ip;  // interrupted in managed code: no native top, and no libunwind lookup
     } else if (unw_init_local2(&cursor, static_cast<unw_context_t*>(ucontext), UNW_INIT_SIGNAL_FRAME) == 0) {
       for (;;) {
         unw_word_t ip = 0;
         if (unw_get_reg(&cursor, UNW_REG_IP, &ip) != 0 || ip == 0) break;
-        if (outside_elf_code(code, ip) || !has_unwind_info(cursor, ip)) {
+        if (!has_unwind_info(cursor, ip)) {
           stop_ip = ip;  // no unwind information: JIT-compiled code, where the managed stack begins
           break;
         }
@@ -90,8 +83,6 @@ int install_native_capture_handler() {
   }
   return 0;
 }
-
-void refresh_code_ranges() { g_code_ranges->refresh(); }
 
 bool request_native_capture(pid_t tid, NativeCapture& capture) {
   if (g_signal == 0) return false;

@@ -37,10 +37,6 @@ struct NativeCapture {
 // none is free (native tops are then not captured, and the sampler says so once).
 int install_native_capture_handler();
 
-// Sampler thread, before requesting captures: lets the handler tell JIT-compiled code from native code by
-// address (see code_ranges.h), rebuilding the table when libraries were loaded or unloaded. Allocates.
-void refresh_code_ranges();
-
 // Asks thread `tid` of this process to fill `capture` (idle -> requested -> capturing -> done). False if the signal
 // could not be sent (the thread is gone); the capture is then idle again.
 bool request_native_capture(pid_t tid, NativeCapture& capture);

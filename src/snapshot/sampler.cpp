@@ -6,6 +6,7 @@
 
 #include "hooks/tick_clock.h"
 #include "profiler/log.h"
+#include "snapshot/code_ranges.h"
 #include "snapshot/stack_walk.h"
 
 namespace umbra {
@@ -109,6 +110,7 @@ void Sampler::tick() {
   unknown_.clear();
   unknown_.reserve(enumerated_.size());
 
+  process_code_ranges().refresh();  // for the capture handler and the walk (see unwind_info.h)
   capture_native_tops();
   if (stopping_.load(std::memory_order_acquire)) return;
 
@@ -132,7 +134,6 @@ void Sampler::tick() {
 
 void Sampler::capture_native_tops() {
   if (!stats_.native_tops) return;
-  refresh_code_ranges();
   bool any = false;
   for (auto& t : targets_) {
     pid_t tid = t->os_tid.load(std::memory_order_relaxed);
