@@ -5,12 +5,19 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <string_view>
 
 namespace umbra {
 namespace {
 
 constexpr const char* kLogLevels[] = {"trace", "debug", "info", "warn", "error", "critical", "off"};
 constexpr const char* kKnownFormats[] = {"json", "text", "collapsed", "speedscope", "html"};
+// Every UMBRA_* variable umbra reads (UMBRA_LIBRARY only in the launcher).
+constexpr std::string_view kVariables[] = {
+    "UMBRA_MODE",          "UMBRA_OUTPUT",     "UMBRA_LAUNCHED_PID",     "UMBRA_LOG_LEVEL",
+    "UMBRA_MIN_PERCENT",   "UMBRA_INTERVAL_MS", "UMBRA_RECONCILE_MS",    "UMBRA_VERIFY",
+    "UMBRA_MAX_DEPTH",     "UMBRA_HOOKS",      "UMBRA_EXACT_TIMES",      "UMBRA_BENCH_NOOP_HOOKS",
+    "UMBRA_ALLOW_INLINING", "UMBRA_FORMATS",   "UMBRA_LIBRARY"};
 constexpr const char* kWrittenFormats[] = {"json", "text", "collapsed", "speedscope", "html"};
 
 std::string lower(std::string s) {
@@ -28,6 +35,12 @@ void read(const EnvLookup& env, const char* name, T& field, std::optional<T> (*p
     return;
   }
   warnings.push_back(std::string(name) + "='" + *value + "' is not " + expected + "; using " + fallback);
+}
+
+std::string join(const std::vector<std::string>& items, const char* separator) {
+  std::string out;
+  for (const auto& item : items) out += (out.empty() ? "" : separator) + item;
+  return out;
 }
 
 }  // namespace
@@ -59,7 +72,10 @@ std::optional<uint64_t> parse_unsigned(const std::string& text, uint64_t min, ui
 }
 
 std::optional<double> parse_percent(const std::string& text) {
-  if (text.empty()) return std::nullopt;
+  // Plain decimals only: strtod alone would also take hex, exponents, "inf" and leading spaces.
+  if (text.empty() || text.size() > 32 ||
+      !std::all_of(text.begin(), text.end(), [](char c) { return std::isdigit((unsigned char)c) || c == '.'; }))
+    return std::nullopt;
   char* end = nullptr;
   errno = 0;
   double v = std::strtod(text.c_str(), &end);
@@ -102,6 +118,18 @@ bool is_written_format(const std::string& format) {
   return std::find(std::begin(kWrittenFormats), std::end(kWrittenFormats), format) != std::end(kWrittenFormats);
 }
 
+std::vector<std::string> unknown_variable_warnings(const char* const* environment) {
+  std::vector<std::string> warnings;
+  for (const char* const* entry = environment; entry && *entry; ++entry) {
+    std::string_view text(*entry);
+    if (text.rfind("UMBRA_", 0) != 0) continue;
+    std::string name(text.substr(0, text.find('=')));
+    if (std::find(std::begin(kVariables), std::end(kVariables), name) != std::end(kVariables)) continue;
+    warnings.push_back(name + " is not a variable umbra reads (a misspelling?); ignoring it");
+  }
+  return warnings;
+}
+
 Config load_config(const EnvLookup& env, int64_t pid, std::vector<std::string>& warnings) {
   Config config;
   config.output_prefix = "./umbra-" + std::to_string(pid);
@@ -115,8 +143,12 @@ Config load_config(const EnvLookup& env, int64_t pid, std::vector<std::string>& 
   // Processes the launched program starts inherit its environment: each descendant writes <prefix>.<pid>.*, so
   // that none overwrites another's report.
   if (auto launched = env("UMBRA_LAUNCHED_PID")) {
-    auto launched_pid = parse_unsigned(*launched, 1, uint64_t(INT64_MAX));
-    if (launched_pid && int64_t(*launched_pid) != pid) config.output_prefix += "." + std::to_string(pid);
+    auto launched_pid = parse_unsigned(*launched, 1, uint64_t(INT32_MAX));
+    if (!launched_pid)
+      warnings.push_back("UMBRA_LAUNCHED_PID='" + *launched + "' is not a process id; writing " +
+                         config.output_prefix + ".* as the launched process");
+    else if (int64_t(*launched_pid) != pid)
+      config.output_prefix += "." + std::to_string(pid);
   }
 
   if (auto level = env("UMBRA_LOG_LEVEL")) {
@@ -162,22 +194,22 @@ Config load_config(const EnvLookup& env, int64_t pid, std::vector<std::string>& 
   read<bool>(env, "UMBRA_ALLOW_INLINING", config.allow_inlining, parse_bool, "0 or 1", "0", warnings);
 
   if (auto formats = env("UMBRA_FORMATS")) {
-    std::vector<std::string> chosen;
+    std::vector<std::string> chosen, skipped;
     for (const auto& f : split_list(*formats)) {
-      if (!is_known_format(f)) {
-        warnings.push_back("UMBRA_FORMATS='" + *formats + "' names unknown format '" + f +
-                           "' (known: json, text, collapsed, speedscope, html); skipping it");
-      } else if (!is_written_format(f)) {
-        warnings.push_back("UMBRA_FORMATS='" + *formats + "' names format '" + f +
-                           "', not available in this build yet; skipping it");
-      } else if (std::find(chosen.begin(), chosen.end(), f) == chosen.end()) {
-        chosen.push_back(f);
-      }
+      if (!is_written_format(f)) skipped.push_back("'" + f + "'");
+      else if (std::find(chosen.begin(), chosen.end(), f) == chosen.end()) chosen.push_back(f);
     }
+    // One line for the variable, however many of its items are wrong.
+    std::string known = " (known: json, text, collapsed, speedscope, html)";
     if (chosen.empty()) {
-      warnings.push_back("UMBRA_FORMATS='" + *formats + "' leaves no format to write; using json,text");
+      warnings.push_back("UMBRA_FORMATS='" + *formats + "' names no format umbra writes" + known +
+                         "; using json,text");
     } else {
       config.formats = chosen;
+      if (!skipped.empty())
+        warnings.push_back("UMBRA_FORMATS='" + *formats + "' names unknown format" +
+                           (skipped.size() > 1 ? "s " : " ") + join(skipped, ", ") + known + "; skipping " +
+                           (skipped.size() > 1 ? "them" : "it"));
     }
   }
   return config;

@@ -36,6 +36,9 @@ using EnvLookup = std::function<std::optional<std::string>(const char* name)>;
 // Reads the configuration; appends one human-readable line per bad value to `warnings`.
 Config load_config(const EnvLookup& env, int64_t pid, std::vector<std::string>& warnings);
 
+// One line for each UMBRA_* variable in `environment` (a NULL-terminated environ) that umbra does not read.
+std::vector<std::string> unknown_variable_warnings(const char* const* environment);
+
 const char* mode_name(Mode mode);
 const char* hook_family_name(HookFamily family);
 

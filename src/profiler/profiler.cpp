@@ -66,6 +66,7 @@ clr::HRESULT Profiler::Initialize(IUnknown* info_unknown) {
         return v ? std::optional<std::string>(v) : std::nullopt;
       },
       getpid(), warnings);
+  for (auto& w : unknown_variable_warnings(environ)) warnings.push_back(std::move(w));
   log::init(config.log_level);
   for (const auto& w : warnings) log::always(w);
 

@@ -26,35 +26,51 @@ size_t count_lines_with(const std::string& text, const std::string& needle) {
   return n;
 }
 
+// Every variable umbra reads but UMBRA_OUTPUT (a path: see the unwritable-output tests).
+const char* const kVariables[] = {"UMBRA_MODE",          "UMBRA_LAUNCHED_PID",  "UMBRA_LOG_LEVEL",
+                                  "UMBRA_MIN_PERCENT",   "UMBRA_INTERVAL_MS",   "UMBRA_RECONCILE_MS",
+                                  "UMBRA_VERIFY",        "UMBRA_MAX_DEPTH",     "UMBRA_HOOKS",
+                                  "UMBRA_EXACT_TIMES",   "UMBRA_BENCH_NOOP_HOOKS", "UMBRA_ALLOW_INLINING",
+                                  "UMBRA_FORMATS"};
+
 struct BadValue {
-  const char* variable;
+  const char* kind;
   const char* value;
 };
 
 class BadEnvironment : public ::testing::TestWithParam<BadValue> {};
 
-TEST_P(BadEnvironment, OneLineAndTheProgramRunsOn) {
+// Every variable at once set to the same kind of bad value: one line each, the program unharmed, and a profile
+// taken with the defaults.
+TEST_P(BadEnvironment, OneLineEachAndTheProgramRunsOn) {
   const BadValue& b = GetParam();
-  std::string dir = scratch_dir(std::string("bad_env_") + b.variable);
+  std::string dir = scratch_dir(std::string("bad_env_") + b.kind);
   auto env = profiler_env(dir + "/r");
-  env[b.variable] = b.value;
+  for (const char* variable : kVariables) env[variable] = b.value;
+  env["UMBRA_INTERVAL"] = "5";  // a misspelling of UMBRA_INTERVAL_MS
   ProcessResult r = run_process({"dotnet", app_dll("ExitPaths"), "return"}, env);
   EXPECT_EQ(r.exit_code, 5);
   EXPECT_EQ(r.out, "ending by return\n");
-  std::string quoted = std::string(b.variable) + "='" + b.value + "'";
-  EXPECT_EQ(count_lines_with(r.err, quoted), 1u) << r.err;
-  EXPECT_NE(r.err.find("using"), std::string::npos) << r.err;
-  // The profile is still taken with the default in place of the bad value.
-  EXPECT_TRUE(std::filesystem::exists(dir + "/r.json")) << r.err;
+  for (const char* variable : kVariables)
+    EXPECT_EQ(count_lines_with(r.err, std::string(variable) + "='" + b.value + "'"), 1u) << variable << "\n" << r.err;
+  EXPECT_EQ(count_lines_with(r.err, "UMBRA_INTERVAL is not a variable umbra reads"), 1u) << r.err;
+  // Nothing else but the summary line at exit.
+  EXPECT_EQ(count_lines_with(r.err, "\n"), std::size(kVariables) + 2) << r.err;
+  EXPECT_EQ(count_lines_with(r.err, "umbra: shadow profile:"), 1u) << r.err;
+  JsonValue report = load_report(dir + "/r.json");
+  EXPECT_EQ(report.find("mode")->as_string(), "shadow");
+  EXPECT_EQ(report.find("stats")->find("hook_family")->as_string(), "elt3");
+  const JsonValue* main_thread = thread_with_root(report, "ExitPaths.Program.Main");
+  ASSERT_NE(main_thread, nullptr);
+  EXPECT_EQ(total_calls(roots_of(*main_thread), "ExitPaths.Program.Counted"), 42u);
+  EXPECT_TRUE(std::filesystem::exists(dir + "/r.txt"));
 }
 
 INSTANTIATE_TEST_SUITE_P(Values, BadEnvironment,
-                         ::testing::Values(BadValue{"UMBRA_MODE", "turbo"}, BadValue{"UMBRA_LOG_LEVEL", "loud"},
-                                           BadValue{"UMBRA_MIN_PERCENT", "-3"},
-                                           BadValue{"UMBRA_INTERVAL_MS", "abc"},
-                                           BadValue{"UMBRA_MAX_DEPTH", "99999999999"},
-                                           BadValue{"UMBRA_ALLOW_INLINING", "perhaps"}),
-                         [](const ::testing::TestParamInfo<BadValue>& info) { return info.param.variable; });
+                         ::testing::Values(BadValue{"empty", ""}, BadValue{"negative", "-5"},
+                                           BadValue{"huge", "99999999999999999999999999"},
+                                           BadValue{"non_numeric", "abc"}, BadValue{"unknown", "turbo"}),
+                         [](const ::testing::TestParamInfo<BadValue>& info) { return info.param.kind; });
 
 TEST(Configuration, UnwritableOutputFallsBackAndSaysWhere) {
   std::string tmp = scratch_dir("unwritable_output");

@@ -50,8 +50,10 @@ TEST(Config, DescendantsOfTheLaunchedProcessAddTheirPid) {
   EXPECT_EQ(load({{"UMBRA_OUTPUT", "/tmp/r"}, {"UMBRA_LAUNCHED_PID", "1234"}}, warnings).output_prefix, "/tmp/r");
   EXPECT_EQ(load({{"UMBRA_OUTPUT", "/tmp/r"}, {"UMBRA_LAUNCHED_PID", "999"}}, warnings).output_prefix,
             "/tmp/r.1234");
-  EXPECT_EQ(load({{"UMBRA_OUTPUT", "/tmp/r"}, {"UMBRA_LAUNCHED_PID", "x"}}, warnings).output_prefix, "/tmp/r");
   EXPECT_TRUE(warnings.empty());
+  EXPECT_EQ(load({{"UMBRA_OUTPUT", "/tmp/r"}, {"UMBRA_LAUNCHED_PID", "x"}}, warnings).output_prefix, "/tmp/r");
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_EQ(warnings[0], "UMBRA_LAUNCHED_PID='x' is not a process id; writing /tmp/r.* as the launched process");
 }
 
 TEST(Config, GoodValues) {
@@ -74,34 +76,57 @@ TEST(Config, GoodValues) {
   EXPECT_EQ(c.max_depth, 1000u);
 }
 
-TEST(Config, EachBadValueGivesOneLineNamingVariableValueAndFallback) {
-  struct Case {
-    const char* name;
-    const char* value;
-    const char* fallback;
-  } cases[] = {
-      {"UMBRA_MODE", "fast", "using shadow"},
-      {"UMBRA_LOG_LEVEL", "loud", "using warn"},
-      {"UMBRA_MIN_PERCENT", "-1", "using 0.5"},
-      {"UMBRA_MIN_PERCENT", "abc", "using 0.5"},
-      {"UMBRA_MIN_PERCENT", "1e400", "using 0.5"},
-      {"UMBRA_INTERVAL_MS", "0", "using 10"},
-      {"UMBRA_INTERVAL_MS", "99999999999999999999999", "using 10"},
-      {"UMBRA_INTERVAL_MS", " 5", "using 10"},
-      {"UMBRA_ALLOW_INLINING", "maybe", "using 0"},
-      {"UMBRA_ALLOW_INLINING", "", "using 0"},
-      {"UMBRA_MAX_DEPTH", "3", "using 65536"},
-      {"UMBRA_FORMATS", "pdf", "skipping it"},
-      {"UMBRA_OUTPUT", "", "using ./umbra-1234"},
-  };
-  for (const auto& c : cases) {
-    std::vector<std::string> warnings;
-    Config config = load({{c.name, c.value}}, warnings);
-    ASSERT_GE(warnings.size(), 1u) << c.name << "=" << c.value;
-    EXPECT_NE(warnings[0].find(std::string(c.name) + "='" + c.value + "'"), std::string::npos) << warnings[0];
-    EXPECT_NE(warnings[0].find(c.fallback), std::string::npos) << warnings[0];
-    EXPECT_EQ(config.mode, Mode::kShadow);
+// Every variable with every kind of bad value: exactly one line naming the variable and the value, and the
+// configuration is the default one.
+TEST(Config, EveryVariableWithEveryKindOfBadValue) {
+  const char* variables[] = {"UMBRA_MODE",         "UMBRA_LAUNCHED_PID",    "UMBRA_LOG_LEVEL",
+                             "UMBRA_MIN_PERCENT",  "UMBRA_INTERVAL_MS",     "UMBRA_RECONCILE_MS",
+                             "UMBRA_VERIFY",       "UMBRA_MAX_DEPTH",       "UMBRA_HOOKS",
+                             "UMBRA_EXACT_TIMES",  "UMBRA_BENCH_NOOP_HOOKS", "UMBRA_ALLOW_INLINING",
+                             "UMBRA_FORMATS"};
+  const char* values[] = {"", "-5", "99999999999999999999999999", "1e400", "abc", "turbo", " 10", "0x10", "\xff"};
+  std::vector<std::string> none;
+  const Config defaults = load({}, none);
+  for (const char* variable : variables) {
+    for (const char* value : values) {
+      std::vector<std::string> warnings;
+      Config c = load({{variable, value}}, warnings);
+      std::string quoted = std::string(variable) + "='" + value + "'";
+      ASSERT_EQ(warnings.size(), 1u) << quoted;
+      EXPECT_EQ(warnings[0].rfind(quoted, 0), 0u) << warnings[0];
+      EXPECT_TRUE(warnings[0].find("; using ") != std::string::npos ||
+                  warnings[0].find("; writing ") != std::string::npos)
+          << warnings[0];
+      EXPECT_EQ(c.mode, defaults.mode) << quoted;
+      EXPECT_EQ(c.output_prefix, defaults.output_prefix) << quoted;
+      EXPECT_EQ(c.log_level, defaults.log_level) << quoted;
+      EXPECT_EQ(c.min_percent, defaults.min_percent) << quoted;
+      EXPECT_EQ(c.interval_ms, defaults.interval_ms) << quoted;
+      EXPECT_EQ(c.reconcile_ms, defaults.reconcile_ms) << quoted;
+      EXPECT_EQ(c.verify, defaults.verify) << quoted;
+      EXPECT_EQ(c.max_depth, defaults.max_depth) << quoted;
+      EXPECT_EQ(c.hooks, defaults.hooks) << quoted;
+      EXPECT_EQ(c.exact_times, defaults.exact_times) << quoted;
+      EXPECT_EQ(c.noop_hooks, defaults.noop_hooks) << quoted;
+      EXPECT_EQ(c.allow_inlining, defaults.allow_inlining) << quoted;
+      EXPECT_EQ(c.formats, defaults.formats) << quoted;
+    }
   }
+  // UMBRA_OUTPUT is a path: any text but the empty one names a file (an unwritable one falls back when written).
+  std::vector<std::string> warnings;
+  EXPECT_EQ(load({{"UMBRA_OUTPUT", ""}}, warnings).output_prefix, defaults.output_prefix);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_EQ(warnings[0], "UMBRA_OUTPUT='' is empty; using ./umbra-1234");
+}
+
+TEST(Config, UnknownVariablesAreNamed) {
+  const char* environment[] = {"PATH=/bin", "UMBRA_MODE=sampled", "UMBRA_INTERVALMS=5", "UMBRA_=x", "UMBRA_LIBRARY=/l",
+                               "XUMBRA_Y=1", nullptr};
+  auto warnings = unknown_variable_warnings(environment);
+  ASSERT_EQ(warnings.size(), 2u);
+  EXPECT_EQ(warnings[0], "UMBRA_INTERVALMS is not a variable umbra reads (a misspelling?); ignoring it");
+  EXPECT_EQ(warnings[1].rfind("UMBRA_ is not", 0), 0u);
+  EXPECT_TRUE(unknown_variable_warnings(nullptr).empty());
 }
 
 TEST(Config, SampledMode) {
@@ -114,9 +139,10 @@ TEST(Config, SampledMode) {
 
 TEST(Config, FormatsKeepKnownOnesAndDropTheRest) {
   std::vector<std::string> warnings;
-  Config c = load({{"UMBRA_FORMATS", " TEXT, pdf ,json,text"}}, warnings);
+  Config c = load({{"UMBRA_FORMATS", " TEXT, pdf ,json,text,svg"}}, warnings);
   EXPECT_EQ(c.formats, (std::vector<std::string>{"text", "json"}));
-  EXPECT_EQ(warnings.size(), 1u);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("unknown formats 'pdf', 'svg'"), std::string::npos) << warnings[0];
 }
 
 }  // namespace

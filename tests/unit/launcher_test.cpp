@@ -53,6 +53,30 @@ TEST(Launcher, BadCommandLinesSayWhatIsWrong) {
   }
 }
 
+// Every option that takes a value, with every kind of bad value: the error names the option and the value.
+TEST(Launcher, EveryOptionWithEveryKindOfBadValue) {
+  const char* options[] = {"--mode",         "--interval-ms", "--format", "--min-percent",
+                           "--reconcile-ms", "--hooks",       "--max-depth", "--log-level"};
+  const char* values[] = {"", "-5", "99999999999999999999999999", "1e400", "abc", "turbo", " 10", "0x10"};
+  for (const char* option : options) {
+    for (const char* value : values) {
+      auto r = parse_command_line({"run", option, value, "--", "dotnet", "app.dll"});
+      std::string quoted = std::string(option) + " '" + value + "' ";
+      EXPECT_FALSE(r.run) << quoted;
+      EXPECT_EQ(r.error.rfind(quoted, 0), 0u) << r.error;
+      EXPECT_EQ(r.error.find('\n'), std::string::npos) << r.error;
+    }
+  }
+}
+
+TEST(Launcher, UnknownOptionsAreNamed) {
+  for (const char* option : {"--frobnicate", "-x", "--mode=sampled", "--Mode", "---", "-"}) {
+    auto r = parse_command_line({"run", option, "--", "dotnet", "app.dll"});
+    EXPECT_FALSE(r.run) << option;
+    EXPECT_EQ(r.error, std::string("unknown option '") + option + "'");
+  }
+}
+
 TEST(Launcher, Help) {
   EXPECT_TRUE(parse_command_line({"--help"}).help);
   EXPECT_TRUE(parse_command_line({"run", "-h"}).help);
