@@ -18,9 +18,10 @@ void finish_at_exit() {
 
 // On umbra's own thread, while the program still runs: the report covers the run so far.
 void finish_on_signal(int signo) {
-  const char* name = signo == SIGTERM ? "SIGTERM" : "SIGINT";
+  const char* name = signo == SIGTERM ? "SIGTERM" : signo == SIGINT ? "SIGINT" : "SIGABRT";
+  const char* trigger = signo == SIGTERM ? "signal_sigterm" : signo == SIGINT ? "signal_sigint" : "signal_sigabrt";
   log::always(std::string(name) + " received: writing a partial report, then ending as the signal asks");
-  if (Session* s = Profiler::active_session()) s->finish(signo == SIGTERM ? "signal_sigterm" : "signal_sigint", false);
+  if (Session* s = Profiler::active_session()) s->finish(trigger, false);
 }
 
 }  // namespace

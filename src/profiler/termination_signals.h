@@ -3,6 +3,8 @@
 // a pipe, async-signal-safe); that thread writes the report, marked partial, then puts back the handler that was
 // there before and sends the same signal again, so the program ends exactly as it would have (same signal, same
 // exit status). The report is never written from the handler itself.
+// SIGABRT (Environment.FailFast, abort() in native code) cannot wait for a thread: the process ends when the handler
+// returns. So its handler waits, at most 5 s, for the report, then passes the signal to the previous handler.
 #pragma once
 
 namespace umbra {

@@ -15,6 +15,7 @@ struct ExitCase {
   const char* how;
   int exit_code;
   const char* trigger;
+  const char* open_frame = nullptr;  // the frame a signal found the program in
 };
 
 class ExitPaths : public ::testing::TestWithParam<ExitCase> {};
@@ -38,7 +39,7 @@ TEST_P(ExitPaths, ReportIsWrittenAndExitCodeKept) {
   EXPECT_EQ(total_calls(roots_of(*main), "ExitPaths.Program.Counted"), 42u);
   if (by_signal) {
     // The frame the program was in when the signal came is in the report, still open.
-    EXPECT_EQ(total_calls(roots_of(*main), "ExitPaths.Program.SignalSelfAndWait"), 1u);
+    EXPECT_EQ(total_calls(roots_of(*main), c.open_frame), 1u);
     EXPECT_NE(r.err.find("received: writing a partial report"), std::string::npos) << r.err;
   }
   // Exactly one summary line from the profiler.
@@ -53,13 +54,33 @@ INSTANTIATE_TEST_SUITE_P(
                       ExitCase{"exit-from-worker", 9, "shutdown"},
                       ExitCase{"unhandled", 134, "unhandled_exception"},
                       ExitCase{"unhandled-on-worker", 134, "unhandled_exception"},
-                      ExitCase{"sigterm", 143, "signal_sigterm"}, ExitCase{"sigint", 130, "signal_sigint"}),
+                      ExitCase{"sigterm", 143, "signal_sigterm", "ExitPaths.Program.SignalSelfAndWait"},
+                      ExitCase{"sigint", 130, "signal_sigint", "ExitPaths.Program.SignalSelfAndWait"},
+                      ExitCase{"native-abort", 134, "signal_sigabrt", "ExitPaths.Program.AbortNatively"}),
     [](const ::testing::TestParamInfo<ExitCase>& info) {
       std::string name = info.param.how;
       for (char& ch : name)
         if (ch == '-') ch = '_';
       return name;
     });
+
+// Environment.FailFast resets SIGABRT to its default action before aborting, and calls no profiler callback and
+// no exit handler: nothing of umbra's runs, so no report can be saved. The program still ends exactly as it would
+// without umbra, and the launcher says why there is no report.
+TEST(ExitPathsUnhandled, FailFastEndsTheProgramUnchangedAndTheLauncherSaysWhy) {
+  for (const char* how : {"failfast", "failfast-from-worker"}) {
+    std::string dir = scratch_dir(std::string("exit_") + how);
+    ProcessResult r =
+        run_process({launcher_path(), "run", "-o", dir + "/r", "--", "dotnet", app_dll("ExitPaths"), how});
+    EXPECT_EQ(r.exit_code, 134) << r.err;
+    EXPECT_EQ(r.out, std::string("ending by ") + how + "\n");
+    EXPECT_NE(r.err.find("deliberate fail-fast"), std::string::npos) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(dir + "/r.json"));
+    EXPECT_NE(r.err.find("umbra: the program was ended by signal 6 (Aborted) before a report was written"),
+              std::string::npos)
+        << r.err;
+  }
+}
 
 TEST(ExitPathsUnhandled, ExceptionsCaughtByRuntimeCodeAreNotUnhandled) {
   // A throwing type initializer, a throw through reflection, a throwing filter: the runtime catches each, the

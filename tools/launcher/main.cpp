@@ -104,6 +104,11 @@ int main(int argc, char** argv) {
       std::getenv("UMBRA_OUTPUT") ? std::getenv("UMBRA_OUTPUT") : "./umbra-" + std::to_string(g_child));
   ReportFiles files = find_report_files(prefix);
   if (!files.launched.empty()) std::fprintf(stderr, "umbra: report: %s\n", join(files.launched).c_str());
+  else if (WIFSIGNALED(status))
+    std::fprintf(stderr,
+                 "umbra: the program was ended by signal %d (%s) before a report was written at %s.*; "
+                 "Environment.FailFast and SIGKILL end a .NET process without notice\n",
+                 WTERMSIG(status), strsignal(WTERMSIG(status)), prefix.c_str());
   else std::fprintf(stderr, "umbra: no report at %s.* (see the messages above)\n", prefix.c_str());
   if (!files.descendants.empty())
     std::fprintf(stderr, "umbra: reports of %zu descendant processes: %s\n", files.descendant_count,

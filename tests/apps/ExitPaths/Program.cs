@@ -2,6 +2,7 @@
 //   return | exit | exit-from-worker | unhandled | unhandled-on-worker | runtime-catches
 //   | sigterm | sigint (sends itself the signal, then waits to be ended by it)
 //   | spawn (runs this program twice more as child processes, each ending by return, then returns)
+//   | failfast | failfast-from-worker (Environment.FailFast) | native-abort (libc's abort() through P/Invoke)
 using System;
 using System.Reflection;
 using System.Runtime.CompilerServices;
@@ -46,6 +47,17 @@ public static class Program
             case "spawn":
                 for (int i = 0; i < 2; i++) RunChild();
                 break;
+            case "failfast":
+                FailFastNow();
+                break;
+            case "failfast-from-worker":
+                var f = new Thread(FailFastNow);
+                f.Start();
+                f.Join();
+                break;
+            case "native-abort":
+                AbortNatively();
+                break;
             case "unhandled-on-worker":
                 var w = new Thread(() => Fail());
                 w.Start();
@@ -57,6 +69,12 @@ public static class Program
 
     [MethodImpl(MethodImplOptions.NoInlining)]
     static int Counted(int i) => i & 1;
+
+    [System.Runtime.InteropServices.DllImport("libc", EntryPoint = "abort")]
+    static extern void Abort();
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static void AbortNatively() => Abort();
 
     [System.Runtime.InteropServices.DllImport("libc", EntryPoint = "kill")]
     static extern int Kill(int pid, int signal);
@@ -93,6 +111,9 @@ public static class Program
     }
 
     static int Inlinable(int i) => i + 1;
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static void FailFastNow() => Environment.FailFast("deliberate fail-fast");
 
     [MethodImpl(MethodImplOptions.NoInlining)]
     static void Fail() => throw new InvalidOperationException("deliberately unhandled");
