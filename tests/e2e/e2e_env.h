@@ -8,6 +8,8 @@ namespace umbra::testing {
 inline std::string launcher_path() { return UMBRA_TEST_LAUNCHER; }
 inline std::string library_path() { return UMBRA_TEST_LIBRARY; }
 inline std::string native_test_library() { return UMBRA_TEST_NATIVE_LIB; }
+// Preloaded to make report files fail as on a full or read-only file system (tests/native/umbra_fault_files.c).
+inline std::string fault_files_library() { return UMBRA_TEST_FAULT_FILES_LIB; }
 inline std::string app_dll(const std::string& app) { return std::string(UMBRA_TEST_APPS) + "/" + app + "/" + app + ".dll"; }
 // The hook family shadow mode should be using: UMBRA_HOOKS from ctest's environment, or the default.
 std::string expected_hook_family();

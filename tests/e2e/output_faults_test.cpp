@@ -1,0 +1,112 @@
+// A report that cannot be written where asked (full disk, read-only directory, a name too long): one clear line
+// per file, a fallback in $TMPDIR, and the program's output and exit status unchanged.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "e2e_env.h"
+#include "process.h"
+#include "report_query.h"
+
+namespace umbra::testing {
+namespace {
+
+std::map<std::string, std::string> profiler_env(const std::string& output, const std::string& tmpdir) {
+  return {{"CORECLR_ENABLE_PROFILING", "1"},
+          {"CORECLR_PROFILER", "{9D4F3A52-6C1B-4E8A-B7D2-3F5A8C0E1B64}"},
+          {"CORECLR_PROFILER_PATH", library_path()},
+          {"UMBRA_OUTPUT", output},
+          {"TMPDIR", tmpdir}};
+}
+
+ProcessResult run_exit_paths(const std::map<std::string, std::string>& env) {
+  ProcessResult r = run_process({"dotnet", app_dll("ExitPaths"), "return"}, env);
+  EXPECT_EQ(r.exit_code, 5) << r.err;
+  EXPECT_EQ(r.out, "ending by return\n");
+  return r;
+}
+
+// The fallback report in `tmpdir` is whole: the main thread with its 42 counted calls.
+void expect_fallback_report(const std::string& tmpdir, const std::string& err) {
+  size_t reports = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(tmpdir)) {
+    if (entry.path().extension() != ".json") continue;
+    ++reports;
+    EXPECT_NE(err.find("wrote " + entry.path().string() + " instead"), std::string::npos) << err;
+    JsonValue report = load_report(entry.path().string());
+    const JsonValue* main = thread_with_root(report, "ExitPaths.Program.Main");
+    ASSERT_NE(main, nullptr);
+    EXPECT_EQ(total_calls(roots_of(*main), "ExitPaths.Program.Counted"), 42u);
+  }
+  EXPECT_EQ(reports, 1u) << err;
+}
+
+size_t count(const std::string& text, const std::string& needle) {
+  size_t n = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
+  return n;
+}
+
+TEST(OutputFaults, FullDiskFallsBackToTmpdir) {
+  std::string dir = scratch_dir("output_full");
+  std::filesystem::create_directories(dir + "/full");
+  std::filesystem::create_directories(dir + "/tmp");
+  auto env = profiler_env(dir + "/full/r", dir + "/tmp");
+  env["LD_PRELOAD"] = fault_files_library();
+  env["UMBRA_FAULT_FULL_DIR"] = dir + "/full";
+  ProcessResult r = run_exit_paths(env);
+  EXPECT_EQ(count(r.err, "cannot write '" + dir + "/full/r.json' (No space left on device); wrote "), 1u) << r.err;
+  EXPECT_EQ(count(r.err, "cannot write '" + dir + "/full/r.txt' (No space left on device); wrote "), 1u) << r.err;
+  expect_fallback_report(dir + "/tmp", r.err);
+  EXPECT_TRUE(std::filesystem::is_empty(dir + "/full")) << "no half-written file is left behind";
+}
+
+TEST(OutputFaults, FullEverywhereSaysTheReportIsLost) {
+  std::string dir = scratch_dir("output_full_everywhere");
+  std::filesystem::create_directories(dir + "/full/tmp");
+  auto env = profiler_env(dir + "/full/r", dir + "/full/tmp");
+  env["LD_PRELOAD"] = fault_files_library();
+  env["UMBRA_FAULT_FULL_DIR"] = dir + "/full";
+  ProcessResult r = run_exit_paths(env);
+  EXPECT_EQ(count(r.err, "(No space left on device); the json report is lost"), 1u) << r.err;
+  EXPECT_EQ(count(r.err, "(No space left on device); the text report is lost"), 1u) << r.err;
+  EXPECT_NE(r.err.find("not captured (stats.drops); wrote nothing"), std::string::npos) << r.err;
+}
+
+TEST(OutputFaults, ReadOnlyDirectoryFallsBackToTmpdir) {
+  std::string dir = scratch_dir("output_read_only");
+  std::filesystem::create_directories(dir + "/ro");
+  std::filesystem::create_directories(dir + "/tmp");
+  auto env = profiler_env(dir + "/ro/r", dir + "/tmp");
+  env["LD_PRELOAD"] = fault_files_library();
+  env["UMBRA_FAULT_READONLY_DIR"] = dir + "/ro";
+  ProcessResult r = run_exit_paths(env);
+  EXPECT_EQ(count(r.err, "cannot write '" + dir + "/ro/r.json' (Read-only file system); wrote "), 1u) << r.err;
+  expect_fallback_report(dir + "/tmp", r.err);
+}
+
+// The same with real permissions; root writes anyway, so this one runs only as another user.
+TEST(OutputFaults, DirectoryWithoutWritePermissionFallsBackToTmpdir) {
+  if (geteuid() == 0) GTEST_SKIP() << "root ignores directory permissions (ReadOnlyDirectory covers the fallback)";
+  std::string dir = scratch_dir("output_no_permission");
+  std::filesystem::create_directories(dir + "/locked");
+  std::filesystem::create_directories(dir + "/tmp");
+  std::filesystem::permissions(dir + "/locked", std::filesystem::perms::owner_read | std::filesystem::perms::owner_exec);
+  ProcessResult r = run_exit_paths(profiler_env(dir + "/locked/r", dir + "/tmp"));
+  std::filesystem::permissions(dir + "/locked", std::filesystem::perms::owner_all);
+  EXPECT_EQ(count(r.err, "cannot write '" + dir + "/locked/r.json' (Permission denied); wrote "), 1u) << r.err;
+  expect_fallback_report(dir + "/tmp", r.err);
+}
+
+TEST(OutputFaults, NameTooLongFallsBackToTmpdir) {
+  std::string dir = scratch_dir("output_long_name");
+  std::filesystem::create_directories(dir + "/tmp");
+  std::string prefix = dir + "/" + std::string(300, 'n');
+  ProcessResult r = run_exit_paths(profiler_env(prefix, dir + "/tmp"));
+  EXPECT_EQ(count(r.err, "(File name too long); wrote "), 2u) << r.err;
+  expect_fallback_report(dir + "/tmp", r.err);
+}
+
+}  // namespace
+}  // namespace umbra::testing
