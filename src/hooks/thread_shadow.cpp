@@ -55,6 +55,9 @@ void ThreadShadow::enter_slow(clr::FunctionID function, uint64_t now_ticks) {
     ++overflow_depth_;
     pending_tail_entry_ = false;
     count(DropReason::kStackOverflow);
+    // The tree shows where it was cut off, and how many calls went unrecorded below that point.
+    CallNode* top = current_.load(std::memory_order_relaxed);
+    if (top != tree_full_node_) child_of(top, kDeeperCallsFunction)->calls.add(1);
     return;
   }
   CallNode* parent = current_.load(std::memory_order_relaxed);

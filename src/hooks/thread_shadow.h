@@ -32,6 +32,8 @@ struct ShadowFrame {
 
 // The function id of the node that collects calls once a thread's node reservation is exhausted.
 inline constexpr clr::FunctionID kTreeFullFunction = ~clr::FunctionID{0};
+// The function id of the marker under the deepest recorded frame that counts calls made once the stack was full.
+inline constexpr clr::FunctionID kDeeperCallsFunction = ~clr::FunctionID{0} - 1;
 
 struct ShadowLimits {
   uint32_t max_depth = 1u << 16;

@@ -53,6 +53,10 @@ ReportNode convert(const CallNode& node, const Lookups& l) {
   ReportNode out;
   if (node.function == kTreeFullFunction) {
     out.name = "[calls beyond the node limit]";
+    out.kind = "marker";
+  } else if (node.function == kDeeperCallsFunction) {
+    out.name = "[deeper calls not recorded: shadow stack full]";
+    out.kind = "marker";
   } else {
     FunctionName name = names(node.function);
     out.name = std::move(name.name);

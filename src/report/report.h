@@ -16,7 +16,7 @@ inline constexpr const char* kReportSchema = "umbra-report/1";
 
 struct ReportNode {
   std::string name;
-  std::string kind = "managed";  // "managed" | "native"
+  std::string kind = "managed";  // "managed" | "native" | "marker" (where umbra stopped recording, and why)
   std::string module;
   std::optional<uint64_t> calls;
   std::optional<uint64_t> total_ns;

@@ -36,7 +36,11 @@ void line(std::string& out, const std::string& calls, const std::string& samples
   std::snprintf(buf, sizeof buf, "%13s %9s %12s %12s %6.1f%%  ", calls.c_str(), samples.c_str(), total.c_str(),
                 self.c_str(), percent);
   out += buf;
-  out.append(size_t(depth) * 2, ' ');
+  // Indentation stops growing past kMaxIndentDepth, where the depth is printed instead: a 65,536-deep stack
+  // indented in full would take gigabytes.
+  constexpr int kMaxIndentDepth = 60;
+  out.append(size_t(std::min(depth, kMaxIndentDepth)) * 2, ' ');
+  if (depth > kMaxIndentDepth) out += "[depth " + std::to_string(depth) + "] ";
   out += label;
   out += '\n';
 }
@@ -58,7 +62,7 @@ void write_node(std::string& out, const ReportNode& node, int depth, uint64_t th
   uint64_t folded = 0, folded_calls = 0, folded_weight = 0;
   for (const ReportNode* child : children) {
     double child_percent = thread_weight ? 100.0 * double(weight.of(*child)) / double(thread_weight) : 0.0;
-    if (child_percent < min_percent) {
+    if (child_percent < min_percent && child->kind != "marker") {  // a cut in the tree is always shown
       ++folded;
       folded_calls += child->calls.value_or(0);
       folded_weight += weight.of(*child);

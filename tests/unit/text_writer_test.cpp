@@ -25,6 +25,20 @@ TEST(TextWriter, HeaderThreadsAndIndentedTree) {
   EXPECT_EQ(hot_line.substr(0, 61), "           10         0      899.000      899.000   89.9%    ") << hot_line;
 }
 
+// A very deep stack stays linear in size: indentation stops growing and the depth is printed instead.
+TEST(TextWriter, DeepStacksDoNotGrowTheIndentation) {
+  constexpr int kDepth = 3000;
+  ReportNode chain = testing::node("App.Deep", 1, 1000, 1000);
+  for (int d = kDepth - 2; d >= 0; --d) chain = testing::node("App.Deep", 1, 1000, 0, {std::move(chain)});
+  Report r = testing::known_report();
+  r.threads[0].roots.assign(1, std::move(chain));
+  std::string text = report_to_text(r, 0.0);
+  EXPECT_LT(text.size(), size_t(kDepth) * 250);
+  EXPECT_NE(text.find(std::string(120, ' ') + "[depth 2999] App.Deep"), std::string::npos);
+  EXPECT_NE(text.find(std::string(120, ' ') + "App.Deep"), std::string::npos);  // depth 60, still indented
+  EXPECT_EQ(text.find("[depth 60]"), std::string::npos);
+}
+
 TEST(TextWriter, FoldsNodesUnderTheMinimumPercent) {
   std::string text = report_to_text(testing::known_report(), 0.5);
   EXPECT_EQ(text.find("App.Program.Tiny"), std::string::npos);  // 0.1% of its thread

@@ -101,6 +101,11 @@ TEST(ThreadShadow, OverflowIsCountedAndTheStackRecovers) {
   uint32_t recorded = s.depth();
   EXPECT_EQ(recorded, 16u);
   EXPECT_EQ(s.drops(DropReason::kStackOverflow), total - recorded);
+  // The deepest recorded frame carries a marker counting the calls below it.
+  const CallNode* deepest = s.current_node();
+  const CallNode* marker = child(*deepest, kDeeperCallsFunction);
+  ASSERT_NE(marker, nullptr);
+  EXPECT_EQ(marker->calls.get(), total - recorded);
   for (uint32_t i = 0; i < total; ++i) s.leave(A, 0);
   EXPECT_EQ(s.depth(), 0u);
   EXPECT_EQ(s.drops(DropReason::kUnmatchedLeave), 0u);

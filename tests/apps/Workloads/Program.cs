@@ -1,0 +1,154 @@
+// Workloads that stress a profiler, each with counts the tests know in advance:
+//   async        200 tasks, each a chain of 10 awaiting async calls ending in one Leaf() call
+//   gc           1,000,000 small allocations with some survivors (dozens of gen0 collections)
+//   deep N       recursion N deep on a thread with a 1 GiB stack
+//   threads N    N threads alive at once, each calling Work() 10 times
+//   soak S       S seconds of steady work (calls, allocations, async, a new thread each second);
+//                prints the process's RSS once a minute after a full GC
+using System;
+using System.Collections.Generic;
+using System.Diagnostics;
+using System.IO;
+using System.Runtime.CompilerServices;
+using System.Threading;
+using System.Threading.Tasks;
+
+namespace Workloads;
+
+public static class Program
+{
+    static long sink;
+
+    public static int Main(string[] args)
+    {
+        string what = args.Length > 0 ? args[0] : "async";
+        int n = args.Length > 1 ? int.Parse(args[1]) : 0;
+        switch (what)
+        {
+            case "async": Console.WriteLine($"async leaves={RunAsync().GetAwaiter().GetResult()}"); break;
+            case "gc": RunGc(); break;
+            case "deep": RunDeep(n); break;
+            case "threads": RunThreads(n); break;
+            case "soak": RunSoak(n); break;
+            default: Console.Error.WriteLine($"unknown workload '{what}'"); return 2;
+        }
+        return 0;
+    }
+
+    static async Task<int> RunAsync()
+    {
+        var tasks = new Task<int>[200];
+        for (int i = 0; i < tasks.Length; i++) tasks[i] = Task.Run(() => Chain(10));
+        int leaves = 0;
+        foreach (int r in await Task.WhenAll(tasks)) leaves += r;
+        return leaves;
+    }
+
+    static async Task<int> Chain(int depth)
+    {
+        if (depth == 0)
+        {
+            await Task.Yield();
+            return Leaf();
+        }
+        int below = await Chain(depth - 1);
+        await Task.Yield();
+        return below;
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static int Leaf() => 1;
+
+    static void RunGc()
+    {
+        var survivors = new byte[1000][];
+        int before = GC.CollectionCount(0);
+        for (int i = 0; i < 1_000_000; i++)
+        {
+            byte[] a = Allocate(i);
+            if (i % 100 == 0) survivors[(i / 100) % survivors.Length] = a;
+        }
+        Console.WriteLine($"gc allocations=1000000 gen0={GC.CollectionCount(0) - before}");
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static byte[] Allocate(int i)
+    {
+        var a = new byte[512 + (i % 2048)];
+        a[0] = (byte)i;
+        return a;
+    }
+
+    static void RunDeep(int depth)
+    {
+        int reached = 0;
+        var t = new Thread(() => reached = Recurse(depth), 1 << 30);
+        t.Start();
+        t.Join();
+        Console.WriteLine($"deep reached={reached}");
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static int Recurse(int n) => n == 0 ? 0 : Recurse(n - 1) + 1;  // not a tail call: the + 1 comes after
+
+    static void RunThreads(int count)
+    {
+        using var allStarted = new Barrier(count + 1);
+        using var allDone = new Barrier(count + 1);
+        var threads = new List<Thread>();
+        for (int i = 0; i < count; i++)
+        {
+            var t = new Thread(() =>
+            {
+                allStarted.SignalAndWait();
+                for (int k = 0; k < 10; k++) Interlocked.Add(ref sink, Work(k));
+                allDone.SignalAndWait();
+            }, 256 * 1024);
+            t.Start();
+            threads.Add(t);
+        }
+        allStarted.SignalAndWait();
+        allDone.SignalAndWait();  // every thread is alive until all have worked
+        foreach (var t in threads) t.Join();
+        Console.WriteLine($"threads started={count}");
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static int Work(int k) => k & 1;
+
+    static void RunSoak(int seconds)
+    {
+        var clock = Stopwatch.StartNew();
+        long nextReport = 0, nextThread = 0;
+        while (clock.ElapsedMilliseconds < seconds * 1000L)
+        {
+            for (int i = 0; i < 2000; i++) sink += Work(i);
+            sink += Allocate((int)sink).Length;
+            if (clock.ElapsedMilliseconds >= nextThread)
+            {
+                nextThread += 1000;
+                var t = new Thread(() => { for (int i = 0; i < 1000; i++) Interlocked.Add(ref sink, Work(i)); });
+                t.Start();
+                t.Join();
+                sink += Chain(3).GetAwaiter().GetResult();
+            }
+            if (clock.ElapsedMilliseconds >= nextReport)
+            {
+                nextReport += 60_000;
+                GC.Collect();
+                GC.WaitForPendingFinalizers();
+                Console.WriteLine($"soak t={clock.ElapsedMilliseconds / 1000} rss_kb={RssKb()}");
+            }
+            Thread.Sleep(5);
+        }
+        GC.Collect();
+        Console.WriteLine($"soak t={clock.ElapsedMilliseconds / 1000} rss_kb={RssKb()}");
+    }
+
+    static long RssKb()
+    {
+        foreach (string line in File.ReadLines("/proc/self/status"))
+            if (line.StartsWith("VmRSS:")) return long.Parse(line.Split(' ', StringSplitOptions.RemoveEmptyEntries)[1]);
+        return -1;
+    }
+}
