@@ -147,8 +147,10 @@ Config load_config(const EnvLookup& env, int64_t pid, std::vector<std::string>& 
     if (!launched_pid)
       warnings.push_back("UMBRA_LAUNCHED_PID='" + *launched + "' is not a process id; writing " +
                          config.output_prefix + ".* as the launched process");
-    else if (int64_t(*launched_pid) != pid)
+    else if (int64_t(*launched_pid) != pid) {
       config.output_prefix += "." + std::to_string(pid);
+      config.descendant = true;
+    }
   }
 
   if (auto level = env("UMBRA_LOG_LEVEL")) {

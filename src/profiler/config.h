@@ -18,6 +18,7 @@ enum class HookFamily { kElt3, kElt2 };
 struct Config {
   Mode mode = Mode::kShadow;
   std::string output_prefix;  // <prefix>.json, <prefix>.txt
+  bool descendant = false;    // started by the launched program: umbra's messages go to <prefix>.log, not stderr
   std::string log_level = "warn";
   double min_percent = 0.5;
   uint32_t interval_ms = 10;

@@ -8,8 +8,10 @@
 
 namespace umbra::log {
 
-// Creates the stderr logger at `level` (a spdlog level name).
-void init(const std::string& level);
+// Creates the logger at `level` (a spdlog level name), writing to stderr, or to `file` when one is given: a process
+// the profiled program started must not write to a stderr its parent may be reading (MSBuild fails a compile
+// whose compiler writes anything there).
+void init(const std::string& level, const std::string& file = "");
 spdlog::logger& get();
 
 // A line the user must see whatever the level: configuration problems, where the report went.

@@ -67,7 +67,7 @@ clr::HRESULT Profiler::Initialize(IUnknown* info_unknown) {
       },
       getpid(), warnings);
   for (auto& w : unknown_variable_warnings(environ)) warnings.push_back(std::move(w));
-  log::init(config.log_level);
+  log::init(config.log_level, config.descendant ? config.output_prefix + ".log" : "");
   for (const auto& w : warnings) log::always(w);
 
   clr::ICorProfilerInfo10* info = nullptr;

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <set>
 
 #include "e2e_env.h"
@@ -117,7 +118,8 @@ TEST(ChildProcesses, EachProcessWritesItsOwnReport) {
   ProcessResult r =
       run_process({launcher_path(), "run", "-o", dir + "/r", "--", "dotnet", app_dll("ExitPaths"), "spawn"});
   ASSERT_EQ(r.exit_code, 5) << r.err;
-  const std::string child_line = "child said 'ending by return' and exited with 5\n";
+  // A descendant says nothing on stderr (its parent may read it): umbra's lines go to its <prefix>.<pid>.log.
+  const std::string child_line = "child said 'ending by return' and '' on stderr, and exited with 5\n";
   EXPECT_EQ(r.out, "ending by spawn\n" + child_line + child_line);
 
   JsonValue parent = load_report(dir + "/r.json");
@@ -143,6 +145,10 @@ TEST(ChildProcesses, EachProcessWritesItsOwnReport) {
     ASSERT_NE(child_main, nullptr) << path;
     EXPECT_EQ(total_calls(roots_of(*child_main), "ExitPaths.Program.Counted"), 42u);
     EXPECT_NE(r.err.find(path), std::string::npos) << "the launcher lists " << path << ":\n" << r.err;
+    std::string log = dir + "/r." + std::to_string(pid) + ".log";
+    std::ifstream in(log);
+    std::string text((std::istreambuf_iterator<char>(in)), {});
+    EXPECT_NE(text.find("umbra: shadow profile:"), std::string::npos) << log << ": " << text;
   }
   EXPECT_EQ(pids.size(), 3u);
   EXPECT_NE(r.err.find("umbra: report: " + dir + "/r.json, " + dir + "/r.txt"), std::string::npos) << r.err;

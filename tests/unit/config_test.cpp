@@ -48,8 +48,10 @@ TEST(Config, HookFamilyAndTiming) {
 TEST(Config, DescendantsOfTheLaunchedProcessAddTheirPid) {
   std::vector<std::string> warnings;
   EXPECT_EQ(load({{"UMBRA_OUTPUT", "/tmp/r"}, {"UMBRA_LAUNCHED_PID", "1234"}}, warnings).output_prefix, "/tmp/r");
-  EXPECT_EQ(load({{"UMBRA_OUTPUT", "/tmp/r"}, {"UMBRA_LAUNCHED_PID", "999"}}, warnings).output_prefix,
-            "/tmp/r.1234");
+  Config descendant = load({{"UMBRA_OUTPUT", "/tmp/r"}, {"UMBRA_LAUNCHED_PID", "999"}}, warnings);
+  EXPECT_EQ(descendant.output_prefix, "/tmp/r.1234");
+  EXPECT_TRUE(descendant.descendant);
+  EXPECT_FALSE(load({{"UMBRA_OUTPUT", "/tmp/r"}, {"UMBRA_LAUNCHED_PID", "1234"}}, warnings).descendant);
   EXPECT_TRUE(warnings.empty());
   EXPECT_EQ(load({{"UMBRA_OUTPUT", "/tmp/r"}, {"UMBRA_LAUNCHED_PID", "x"}}, warnings).output_prefix, "/tmp/r");
   ASSERT_EQ(warnings.size(), 1u);

@@ -92,13 +92,15 @@ public static class Program
         var start = new System.Diagnostics.ProcessStartInfo(Environment.ProcessPath!)
         {
             RedirectStandardOutput = true,
+            RedirectStandardError = true,
         };
         start.ArgumentList.Add(typeof(Program).Assembly.Location);
         start.ArgumentList.Add("return");
         using var child = System.Diagnostics.Process.Start(start)!;
+        var error = child.StandardError.ReadToEndAsync();
         string output = child.StandardOutput.ReadToEnd();
         child.WaitForExit();
-        Console.WriteLine($"child said '{output.Trim()}' and exited with {child.ExitCode}");
+        Console.WriteLine($"child said '{output.Trim()}' and '{error.Result.Trim()}' on stderr, and exited with {child.ExitCode}");
     }
 
     // Compiled fully optimized at once, so the JIT inlines Inlinable here unless the profiler forbids inlining.
