@@ -1,0 +1,116 @@
+// A real web server: an ASP.NET Core minimal API (tests/apps/WebApi) on 127.0.0.1 under a bounded load from a
+// client that is not profiled (tests/apps/LoadClient), without umbra and in both modes. Every request is answered
+// correctly; the report shows the request pipeline on the threads that served it. Throughput and latency are
+// printed for comparison, never asserted.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <thread>
+
+#include "e2e_env.h"
+#include "process.h"
+#include "report_query.h"
+#include "util/large_stack.h"
+
+namespace umbra::testing {
+namespace {
+
+constexpr int kLoadSeconds = 20;
+constexpr int kConnections = 8;
+
+struct LoadResult {
+  ProcessResult server, client;
+  uint64_t requests = 0, failures = 0, served = 0;
+  double rps = 0, p50_ms = 0, p99_ms = 0;
+};
+
+// Starts the server (under umbra when `mode` is set), waits for its address, loads it, and lets it shut down.
+LoadResult serve_under_load(const std::string& dir, const std::string& mode) {
+  std::string port_file = dir + "/address";
+  std::vector<std::string> argv = {"dotnet", app_dll("WebApi"), port_file};
+  if (!mode.empty())
+    argv.insert(argv.begin(), {launcher_path(), "run", "--mode", mode, "-o", dir + "/r", "--"});
+  LoadResult load;
+  std::thread server([&] { load.server = run_process(argv, {}, 300); });
+  std::string address;
+  for (int i = 0; i < 1200 && address.empty(); ++i) {
+    std::ifstream in(port_file);
+    std::getline(in, address);
+    if (address.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  if (!address.empty()) {
+    load.client = run_process({"dotnet", app_dll("LoadClient"), address, std::to_string(kLoadSeconds),
+                               std::to_string(kConnections)});
+  }
+  server.join();
+  EXPECT_FALSE(address.empty()) << "the server never said where it listens: " << load.server.err;
+  std::sscanf(load.client.out.c_str(), "requests=%lu failures=%lu rps=%lf p50_ms=%lf p99_ms=%lf", &load.requests,
+              &load.failures, &load.rps, &load.p50_ms, &load.p99_ms);
+  std::sscanf(load.server.out.c_str(), "served %lu", &load.served);
+  EXPECT_EQ(load.client.exit_code, 0) << load.client.err;
+  EXPECT_EQ(load.server.exit_code, 0) << load.server.err;
+  EXPECT_EQ(load.failures, 0u) << load.client.out;
+  EXPECT_GE(load.requests, 1000u) << load.client.out;
+  EXPECT_EQ(load.served, load.requests) << "every request answered once: " << load.server.out;
+  return load;
+}
+
+bool is_pipeline_frame(const std::string& name) { return name.rfind("Microsoft.AspNetCore.", 0) == 0; }
+
+TEST(RealPrograms, AspNetCoreMinimalApiUnderLoad) {
+  std::string base = scratch_dir("aspnetcore");
+  std::filesystem::create_directories(base + "/none");
+  LoadResult none = serve_under_load(base + "/none", "");
+  std::printf("[ none ] %lu requests, %.0f req/s, p50 %.2f ms, p99 %.2f ms\n", none.requests, none.rps, none.p50_ms,
+              none.p99_ms);
+  for (const char* mode : {"sampled", "shadow"}) {
+    SCOPED_TRACE(mode);
+    std::string dir = base + "/" + mode;
+    std::filesystem::create_directories(dir);
+    LoadResult load = serve_under_load(dir, mode);
+    std::printf("[ %s ] %lu requests, %.0f req/s (%.2fx the unprofiled rate), p50 %.2f ms, p99 %.2f ms, "
+                "report %.1f MB\n",
+                mode, load.requests, load.rps, none.rps > 0 ? load.rps / none.rps : 0, load.p50_ms, load.p99_ms,
+                double(std::filesystem::file_size(dir + "/r.json")) / 1e6);
+    run_on_large_stack([&] {
+      JsonValue report = load_report(dir + "/r.json");
+      // Threads on which the pipeline (Kestrel, routing, the endpoint) ran down to the order pricing.
+      std::set<const JsonValue*> serving_threads;
+      uint64_t priced_calls = 0, pipeline_samples = 0;
+      for (const auto& thread : threads_of(report)) {
+        for_each_path(thread, [&](const std::vector<const JsonValue*>& path) {
+          const JsonValue& last = *path.back();
+          // Samples in the pipeline: those of its outermost frames.
+          if (is_pipeline_frame(name_of(last))) {
+            bool outermost = true;
+            for (size_t i = 0; i + 1 < path.size(); ++i) outermost &= !is_pipeline_frame(name_of(*path[i]));
+            if (outermost) pipeline_samples += samples_of(last);
+          }
+          if (name_of(last) != "Orders.Price") return;
+          for (const JsonValue* frame : path)
+            if (is_pipeline_frame(name_of(*frame))) {
+              serving_threads.insert(&thread);
+              priced_calls += calls_of(last);
+              break;
+            }
+        });
+      }
+      std::printf("[ %s ] %zu threads served requests, %lu samples in the pipeline\n", mode, serving_threads.size(),
+                  pipeline_samples);
+      if (std::string(mode) == "shadow") {
+        EXPECT_EQ(priced_calls, load.served) << "every order priced under the request pipeline, counted exactly";
+        EXPECT_GE(serving_threads.size(), 2u) << "requests are served on several thread-pool threads";
+      } else {
+        EXPECT_GE(pipeline_samples, 100u) << "the request pipeline is sampled";
+      }
+    });
+  }
+}
+
+}  // namespace
+}  // namespace umbra::testing
