@@ -2,8 +2,10 @@
 
 #include "util/utf8.h"
 
+#include <locale.h>
+
 #include <charconv>
-#include <cmath>
+#include <cstdlib>
 #include <vector>
 
 namespace umbra {
@@ -11,7 +13,10 @@ namespace {
 
 class Parser {
  public:
-  Parser(std::string_view text, size_t max_depth) : text_(text), max_depth_(max_depth) {}
+  Parser(std::string_view text, size_t max_depth) : text_(text), max_depth_(max_depth) {
+    // A UTF-8 byte-order mark, which some editors add, is not JSON; RFC 8259 lets a parser ignore it.
+    if (text_.substr(0, 3) == "\xEF\xBB\xBF") pos_ = 3;
+  }
 
   JsonValue parse() {
     // Each open container is a frame: the container being built and, for objects, the key awaiting its value.
@@ -26,7 +31,7 @@ class Parser {
       char c = peek();
       if (c == '{' || c == '[') {
         bool is_object = c == '{';
-        if (stack.size() >= max_depth_) fail("nesting deeper than the limit");
+        if (stack.size() >= max_depth_) fail("nested deeper than " + std::to_string(max_depth_) + " levels");
         ++pos_;
         skip_space();
         if (peek() == (is_object ? '}' : ']')) {
@@ -155,7 +160,11 @@ class Parser {
     }
     double d = 0;
     auto r = std::from_chars(first, last, d);
-    if (r.ec == std::errc::result_out_of_range) return JsonValue(*first == '-' ? -HUGE_VAL : HUGE_VAL);
+    if (r.ec == std::errc::result_out_of_range) {
+      // Overflow (1e400) and underflow (1e-400) both land here; the C locale's strtod tells them apart.
+      static const locale_t c_locale = newlocale(LC_ALL_MASK, "C", nullptr);
+      d = strtod_l(std::string(first, last).c_str(), nullptr, c_locale);
+    }
     return JsonValue(d);
   }
 

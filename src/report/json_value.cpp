@@ -38,13 +38,27 @@ double JsonValue::as_double() const {
 int64_t JsonValue::as_int() const {
   if (auto* i = std::get_if<int64_t>(&value_)) return *i;
   if (auto* u = std::get_if<uint64_t>(&value_)) return int64_t(*u);
-  return int64_t(std::get<double>(value_));
+  double d = std::get<double>(value_);
+  if (std::isnan(d)) return 0;
+  if (d <= -0x1p63) return INT64_MIN;
+  if (d >= 0x1p63) return INT64_MAX;
+  return int64_t(d);
 }
 
 uint64_t JsonValue::as_uint() const {
   if (auto* u = std::get_if<uint64_t>(&value_)) return *u;
   if (auto* i = std::get_if<int64_t>(&value_)) return uint64_t(*i);
-  return uint64_t(std::get<double>(value_));
+  double d = std::get<double>(value_);
+  if (!(d > 0)) return 0;
+  if (d >= 0x1p64) return UINT64_MAX;
+  return uint64_t(d);
+}
+
+std::optional<uint64_t> JsonValue::as_exact_uint() const {
+  if (auto* u = std::get_if<uint64_t>(&value_)) return *u;
+  if (auto* i = std::get_if<int64_t>(&value_)) return *i >= 0 ? std::optional<uint64_t>(uint64_t(*i)) : std::nullopt;
+  if (auto* d = std::get_if<double>(&value_); d && *d >= 0 && *d < 0x1p64 && std::trunc(*d) == *d) return uint64_t(*d);
+  return std::nullopt;
 }
 
 const JsonValue* JsonValue::find(std::string_view key) const {

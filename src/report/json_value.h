@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <variant>
@@ -50,8 +51,11 @@ class JsonValue {
 
   bool as_bool() const { return std::get<bool>(value_); }
   double as_double() const;
+  // Doubles out of range (1e400 parses as infinity) saturate: converting them as they are is undefined.
   int64_t as_int() const;
   uint64_t as_uint() const;
+  // The number if it is a whole number from 0 to 2^64-1, exactly; nothing for -1, 2.5, 1e400 or a non-number.
+  std::optional<uint64_t> as_exact_uint() const;
   const std::string& as_string() const { return std::get<std::string>(value_); }
   const Array& as_array() const { return std::get<Array>(value_); }
   Array& as_array() { return std::get<Array>(value_); }

@@ -1,44 +1,94 @@
 #include "report/report_reader.h"
 
+#include <vector>
+
+#include "report/json_parser.h"
+
 namespace umbra {
 namespace {
 
-[[noreturn]] void fail(const std::string& where, const std::string& what) {
-  throw ReportFormatError(where + ": " + what);
+// Where a node is: its thread ("threads[i]"), its root's index, then the child index at each level below.
+struct NodePath {
+  const std::string& thread;
+  size_t root;
+  const std::vector<size_t>& children;
+};
+
+std::string describe(const std::string& where) { return where; }
+
+std::string describe(const NodePath& path) {
+  std::string out = path.thread + ".roots[" + std::to_string(path.root) + "]";
+  // A path thousands of levels deep keeps its first and last few levels.
+  constexpr size_t kShown = 4;
+  size_t levels = path.children.size();
+  for (size_t i = 0; i < levels; ++i) {
+    if (levels > 2 * kShown && i == kShown) {
+      out += ".<" + std::to_string(levels - 2 * kShown) + " more levels>";
+      i = levels - kShown - 1;
+      continue;
+    }
+    out += ".children[" + std::to_string(path.children[i]) + "]";
+  }
+  return out;
 }
 
-const JsonValue& member(const JsonValue& object, const char* key, const std::string& where) {
+template <typename Where>
+[[noreturn]] void fail(const Where& where, const std::string& what) {
+  throw ReportFormatError(describe(where) + ": " + what);
+}
+
+template <typename Where>
+[[noreturn]] void fail(const Where& where, const char* key, const std::string& what) {
+  throw ReportFormatError(describe(where) + "." + key + ": " + what);
+}
+
+template <typename Where>
+const JsonValue& member(const JsonValue& object, const char* key, const Where& where) {
   const JsonValue* v = object.find(key);
   if (v == nullptr) fail(where, std::string("missing \"") + key + "\"");
   return *v;
 }
 
-std::string string_of(const JsonValue& object, const char* key, const std::string& where) {
+template <typename Where>
+std::string string_of(const JsonValue& object, const char* key, const Where& where) {
   const JsonValue& v = member(object, key, where);
-  if (!v.is_string()) fail(where + "." + key, "not a string");
+  if (!v.is_string()) fail(where, key, "not a string");
   return v.as_string();
 }
 
-uint64_t count_of(const JsonValue& v, const std::string& where) {
-  if (!v.is_number() || v.as_double() < 0) fail(where, "not a non-negative number");
-  return v.as_uint();
-}
-
-std::optional<uint64_t> optional_count(const JsonValue& object, const char* key, const std::string& where) {
+template <typename Where>
+std::optional<uint64_t> optional_count(const JsonValue& object, const char* key, const Where& where) {
   const JsonValue* v = object.find(key);
   if (v == nullptr || v->is_null()) return std::nullopt;
-  return count_of(*v, where + "." + key);
+  std::optional<uint64_t> count = v->as_exact_uint();
+  if (!count) fail(where, key, "not a whole number from 0 to 18446744073709551615");
+  return count;
 }
 
-const JsonValue::Array& array_of(const JsonValue& object, const char* key, const std::string& where) {
+template <typename Where>
+const JsonValue::Array& array_of(const JsonValue& object, const char* key, const Where& where) {
   const JsonValue& v = member(object, key, where);
-  if (!v.is_array()) fail(where + "." + key, "not an array");
+  if (!v.is_array()) fail(where, key, "not an array");
   return v.as_array();
 }
 
-ReportNode node_from(const JsonValue& v, const std::string& where) {
+// Bounded by `levels`, so this recursion cannot go deep either.
+bool nested_deeper_than(const JsonValue& v, size_t levels) {
+  if (!v.is_array() && !v.is_object()) return false;
+  if (levels == 0) return true;
+  if (v.is_array()) {
+    for (const auto& e : v.as_array())
+      if (nested_deeper_than(e, levels - 1)) return true;
+  } else {
+    for (const auto& [k, e] : v.as_object())
+      if (nested_deeper_than(e, levels - 1)) return true;
+  }
+  return false;
+}
+
+// A node's own fields; returns its children, for which `n.children` has room.
+const JsonValue::Array& read_node(const JsonValue& v, ReportNode& n, const NodePath& where) {
   if (!v.is_object()) fail(where, "not an object");
-  ReportNode n;
   n.name = string_of(v, "name", where);
   if (const JsonValue* kind = v.find("kind"); kind && kind->is_string()) n.kind = kind->as_string();
   if (const JsonValue* module = v.find("module"); module && module->is_string()) n.module = module->as_string();
@@ -50,9 +100,38 @@ ReportNode node_from(const JsonValue& v, const std::string& where) {
   n.tail_entries = optional_count(v, "tail_entries", where).value_or(0);
   const auto& children = array_of(v, "children", where);
   n.children.reserve(children.size());
-  for (size_t i = 0; i < children.size(); ++i)
-    n.children.push_back(node_from(children[i], where + ".children[" + std::to_string(i) + "]"));
-  return n;
+  return children;
+}
+
+// Iterative, with the levels on the heap: a deep tree takes no call stack here, and an error found deep in it
+// unwinds nothing (ASan cannot clean up after an exception crossing hundreds of MiB of stack).
+ReportNode tree_from(const JsonValue& v, const std::string& thread, size_t root) {
+  struct Level {
+    const JsonValue::Array* children;
+    ReportNode* node;
+    size_t next = 0;
+  };
+  std::vector<Level> levels;
+  std::vector<size_t> indices;  // the child index at each level below the root
+  NodePath where{thread, root, indices};
+  ReportNode tree;
+  levels.push_back({&read_node(v, tree, where), &tree});
+  while (!levels.empty()) {
+    Level& top = levels.back();
+    if (top.next == top.children->size()) {
+      levels.pop_back();
+      if (!indices.empty()) indices.pop_back();
+      continue;
+    }
+    size_t i = top.next++;
+    const JsonValue& child = (*top.children)[i];
+    ReportNode* node = &top.node->children.emplace_back();  // reserved: earlier siblings do not move
+    indices.push_back(i);
+    if (levels.size() >= kMaxReportDepth)
+      fail(where, "call tree deeper than " + std::to_string(kMaxReportDepth) + " levels");
+    levels.push_back({&read_node(child, *node, where), node});
+  }
+  return tree;
 }
 
 }  // namespace
@@ -62,12 +141,13 @@ Report report_from_json(const JsonValue& doc) {
   const JsonValue* schema = doc.find("schema");
   if (schema == nullptr || !schema->is_string() || schema->as_string() != kReportSchema)
     fail("schema", std::string("not \"") + kReportSchema + "\" (is this an umbra report?)");
+  const std::string document = "document";
   Report r;
-  r.mode = string_of(doc, "mode", "document");
+  r.mode = string_of(doc, "mode", document);
   if (const JsonValue* pid = doc.find("pid"); pid && pid->is_number()) r.pid = pid->as_int();
   if (const JsonValue* runtime = doc.find("runtime"); runtime && runtime->is_string()) r.runtime = runtime->as_string();
-  r.duration_ns = optional_count(doc, "duration_ns", "document").value_or(0);
-  const auto& threads = array_of(doc, "threads", "document");
+  r.duration_ns = optional_count(doc, "duration_ns", document).value_or(0);
+  const auto& threads = array_of(doc, "threads", document);
   for (size_t t = 0; t < threads.size(); ++t) {
     std::string where = "threads[" + std::to_string(t) + "]";
     const JsonValue& v = threads[t];
@@ -80,12 +160,21 @@ Report report_from_json(const JsonValue& doc) {
     thread.managed_samples = optional_count(v, "managed_samples", where);
     thread.native_samples = optional_count(v, "native_samples", where);
     const auto& roots = array_of(v, "roots", where);
-    for (size_t i = 0; i < roots.size(); ++i)
-      thread.roots.push_back(node_from(roots[i], where + ".roots[" + std::to_string(i) + "]"));
+    for (size_t i = 0; i < roots.size(); ++i) thread.roots.push_back(tree_from(roots[i], where, i));
     r.threads.push_back(std::move(thread));
   }
-  if (const JsonValue* stats = doc.find("stats"); stats && stats->is_object()) r.stats = *stats;
+  if (const JsonValue* stats = doc.find("stats"); stats && stats->is_object()) {
+    if (nested_deeper_than(*stats, kMaxStatsDepth))
+      fail(document, "stats", "nested deeper than " + std::to_string(kMaxStatsDepth) + " levels");
+    r.stats = *stats;
+  }
   return r;
+}
+
+Report load_report_from_text(std::string_view text) {
+  // Open containers above a node at kMaxReportDepth: the document, "threads", a thread and its "roots", then an
+  // object and a "children" array per level; one more level lets the reader say the tree is too deep.
+  return report_from_json(parse_json(text, 4 + 2 * (kMaxReportDepth + 1)));
 }
 
 }  // namespace umbra

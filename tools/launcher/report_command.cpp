@@ -173,7 +173,7 @@ int run_report_command(const std::vector<std::string>& args) {
   run_on_large_stack([&] {
     Report report;
     try {
-      report = report_from_json(parse_json(text));
+      report = load_report_from_text(text);
     } catch (const JsonParseError& e) {
       std::fprintf(stderr, "umbra report: %s: line %zu, column %zu (byte %zu): %s\n", a.input.c_str(), e.line,
                    e.column, e.offset, e.what());

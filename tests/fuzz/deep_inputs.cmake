@@ -1,0 +1,39 @@
+# Writes the deep inputs into OUT: call-tree chains at and one past the reader's depth limit (kMaxReportDepth in
+# src/report/report_reader.h), nesting past the parser's limit, and deep "stats" and unknown fields.
+file(STRINGS ${CMAKE_CURRENT_LIST_DIR}/../../src/report/report_reader.h limit
+     REGEX "kMaxReportDepth = size_t\\(1\\) << [0-9]+")
+if(NOT limit MATCHES "<< ([0-9]+)")
+  message(FATAL_ERROR "kMaxReportDepth not found in report_reader.h: update deep_inputs.cmake")
+endif()
+math(EXPR max_depth "1 << ${CMAKE_MATCH_1}")
+math(EXPR past_max_depth "${max_depth} + 1")
+# The parser's limit (load_report_from_text): enough open containers for a tree one level too deep.
+math(EXPR parser_limit "4 + 2 * (${max_depth} + 1)")
+math(EXPR past_parser_limit "${parser_limit} + 1")
+
+set(head "{\"schema\":\"umbra-report/1\",\"mode\":\"shadow\",\"threads\":[{\"os_tid\":1,\"roots\":[")
+set(tail "]}]}")
+function(write_chain name levels node)
+  string(REPEAT "${node}" ${levels} open)
+  string(REPEAT "]}" ${levels} close)
+  file(WRITE ${OUT}/${name} "${head}${open}${close}${tail}")
+endfunction()
+
+file(REMOVE_RECURSE ${OUT})
+file(MAKE_DIRECTORY ${OUT})
+write_chain(chain_50000.json 50000 "{\"name\":\"f\",\"children\":[")
+write_chain(chain_at_limit.json ${max_depth} "{\"name\":\"f\",\"children\":[")
+write_chain(chain_past_limit.json ${past_max_depth} "{\"name\":\"f\",\"children\":[")
+# Every level over the text report's cut-off, so that every line is written.
+write_chain(chain_timed_2000.json 2000 "{\"name\":\"f\",\"calls\":1,\"total_ns\":5,\"self_ns\":0,\"children\":[")
+
+string(REPEAT "[" ${past_parser_limit} brackets)
+file(WRITE ${OUT}/brackets_past_parser_limit.json "${head}${brackets}")
+
+string(REPEAT "{\"a\":" 100000 open)
+string(REPEAT "}" 100000 close)
+file(WRITE ${OUT}/stats_deep.json "{\"schema\":\"umbra-report/1\",\"mode\":\"shadow\",\"threads\":[],\"stats\":${open}1${close}}")
+string(REPEAT "[" 200000 open)
+string(REPEAT "]" 200000 close)
+file(WRITE ${OUT}/unknown_field_deep.json "${head}{\"name\":\"f\",\"extra\":${open}${close},\"children\":[]}${tail}")
+
