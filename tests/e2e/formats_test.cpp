@@ -132,7 +132,7 @@ TEST_F(Formats, BadReportsGiveOneLineAndStatusTwo) {
                {"corrupt.json", "line 1, column 42 (byte 41): expected a value"},
                {"truncated.json", "unexpected end of input"},
                {"other.json", "not \"umbra-report/1\""},
-               {"wrong-type.json", "threads[0].roots[0].calls: not a non-negative number"},
+               {"wrong-type.json", "threads[0].roots[0].calls: not a whole number from 0 to 18446744073709551615"},
                {"missing.json", "cannot read"}};
   for (const auto& c : cases) {
     ProcessResult r = run_process({launcher_path(), "report", path(c.file), "--format", "text"});
