@@ -7,18 +7,13 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "util/join.h"
+
 namespace umbra {
 namespace {
 
 constexpr const char* kLogLevels[] = {"trace", "debug", "info", "warn", "error", "critical", "off"};
-constexpr const char* kKnownFormats[] = {"json", "text", "collapsed", "speedscope", "html"};
-// Every UMBRA_* variable umbra reads (UMBRA_LIBRARY only in the launcher).
-constexpr std::string_view kVariables[] = {
-    "UMBRA_MODE",          "UMBRA_OUTPUT",     "UMBRA_LAUNCHED_PID",     "UMBRA_LOG_LEVEL",
-    "UMBRA_MIN_PERCENT",   "UMBRA_INTERVAL_MS", "UMBRA_RECONCILE_MS",    "UMBRA_VERIFY",
-    "UMBRA_MAX_DEPTH",     "UMBRA_HOOKS",      "UMBRA_EXACT_TIMES",      "UMBRA_BENCH_NOOP_HOOKS",
-    "UMBRA_ALLOW_INLINING", "UMBRA_FORMATS",   "UMBRA_LIBRARY"};
-constexpr const char* kWrittenFormats[] = {"json", "text", "collapsed", "speedscope", "html"};
+constexpr const char* kFormats[] = {"json", "text", "collapsed", "speedscope", "html"};
 
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
@@ -35,12 +30,6 @@ void read(const EnvLookup& env, const char* name, T& field, std::optional<T> (*p
     return;
   }
   warnings.push_back(std::string(name) + "='" + *value + "' is not " + expected + "; using " + fallback);
-}
-
-std::string join(const std::vector<std::string>& items, const char* separator) {
-  std::string out;
-  for (const auto& item : items) out += (out.empty() ? "" : separator) + item;
-  return out;
 }
 
 }  // namespace
@@ -105,26 +94,33 @@ std::vector<std::string> split_list(const std::string& text) {
   return out;
 }
 
-bool is_known_format(const std::string& format) {
-  return std::find(std::begin(kKnownFormats), std::end(kKnownFormats), format) != std::end(kKnownFormats);
-}
-
 bool is_log_level(const std::string& level) {
   std::string l = lower(level);
   return std::find(std::begin(kLogLevels), std::end(kLogLevels), l) != std::end(kLogLevels);
 }
 
 bool is_written_format(const std::string& format) {
-  return std::find(std::begin(kWrittenFormats), std::end(kWrittenFormats), format) != std::end(kWrittenFormats);
+  return std::find(std::begin(kFormats), std::end(kFormats), format) != std::end(kFormats);
 }
 
+std::string format_names() { return join({std::begin(kFormats), std::end(kFormats)}); }
+
 std::vector<std::string> unknown_variable_warnings(const char* const* environment) {
+  // The variables umbra reads are those load_config asks for (it asks for each one whatever the others say),
+  // and the launcher's own.
+  std::vector<std::string> read = {"UMBRA_LIBRARY"}, ignored;
+  load_config(
+      [&](const char* name) -> std::optional<std::string> {
+        read.emplace_back(name);
+        return std::nullopt;
+      },
+      0, ignored);
   std::vector<std::string> warnings;
   for (const char* const* entry = environment; entry && *entry; ++entry) {
     std::string_view text(*entry);
     if (text.rfind("UMBRA_", 0) != 0) continue;
     std::string name(text.substr(0, text.find('=')));
-    if (std::find(std::begin(kVariables), std::end(kVariables), name) != std::end(kVariables)) continue;
+    if (std::find(read.begin(), read.end(), name) != read.end()) continue;
     warnings.push_back(name + " is not a variable umbra reads (a misspelling?); ignoring it");
   }
   return warnings;
@@ -202,7 +198,7 @@ Config load_config(const EnvLookup& env, int64_t pid, std::vector<std::string>& 
       else if (std::find(chosen.begin(), chosen.end(), f) == chosen.end()) chosen.push_back(f);
     }
     // One line for the variable, however many of its items are wrong.
-    std::string known = " (known: json, text, collapsed, speedscope, html)";
+    std::string known = " (known: " + format_names() + ")";
     if (chosen.empty()) {
       warnings.push_back("UMBRA_FORMATS='" + *formats + "' names no format umbra writes" + known +
                          "; using json,text");

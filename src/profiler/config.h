@@ -30,6 +30,8 @@ struct Config {
   HookFamily hooks = HookFamily::kElt3;
   bool exact_times = false;  // time every call with the TSC instead of the 1 ms coarse clock
   bool noop_hooks = false;  // UMBRA_BENCH_NOOP_HOOKS: hooks that return at once, for benchmarks only
+
+  bool operator==(const Config&) const = default;
 };
 
 using EnvLookup = std::function<std::optional<std::string>(const char* name)>;
@@ -43,9 +45,9 @@ std::vector<std::string> unknown_variable_warnings(const char* const* environmen
 const char* mode_name(Mode mode);
 const char* hook_family_name(HookFamily family);
 
-// Formats known to umbra, and those this build writes.
-bool is_known_format(const std::string& format);
+// The report formats umbra writes, and their names as a list for messages ("json, text, ...").
 bool is_written_format(const std::string& format);
+std::string format_names();
 bool is_log_level(const std::string& level);
 
 // Shared by the launcher: parse and validate single values (nullopt when invalid).

@@ -1,5 +1,7 @@
 #include "report/report.h"
 
+#include "util/join.h"
+
 namespace umbra {
 namespace {
 
@@ -44,11 +46,9 @@ std::string summary_line(const Report& report, const std::vector<std::string>& f
     calls += thread_calls(t);
     samples += thread_samples(t);
   }
-  std::string written;
-  for (const auto& f : files) written += (written.empty() ? "" : ", ") + f;
   return report.mode + " profile: " + std::to_string(report.threads.size()) + " threads, " + std::to_string(calls) +
          " calls, " + std::to_string(samples) + " samples, " + std::to_string(total_drops(report)) +
-         " not captured (stats.drops); wrote " + (written.empty() ? "nothing" : written);
+         " not captured (stats.drops); wrote " + (files.empty() ? "nothing" : join(files));
 }
 
 uint64_t thread_samples(const ReportThread& thread) {

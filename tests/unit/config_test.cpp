@@ -99,19 +99,7 @@ TEST(Config, EveryVariableWithEveryKindOfBadValue) {
       EXPECT_TRUE(warnings[0].find("; using ") != std::string::npos ||
                   warnings[0].find("; writing ") != std::string::npos)
           << warnings[0];
-      EXPECT_EQ(c.mode, defaults.mode) << quoted;
-      EXPECT_EQ(c.output_prefix, defaults.output_prefix) << quoted;
-      EXPECT_EQ(c.log_level, defaults.log_level) << quoted;
-      EXPECT_EQ(c.min_percent, defaults.min_percent) << quoted;
-      EXPECT_EQ(c.interval_ms, defaults.interval_ms) << quoted;
-      EXPECT_EQ(c.reconcile_ms, defaults.reconcile_ms) << quoted;
-      EXPECT_EQ(c.verify, defaults.verify) << quoted;
-      EXPECT_EQ(c.max_depth, defaults.max_depth) << quoted;
-      EXPECT_EQ(c.hooks, defaults.hooks) << quoted;
-      EXPECT_EQ(c.exact_times, defaults.exact_times) << quoted;
-      EXPECT_EQ(c.noop_hooks, defaults.noop_hooks) << quoted;
-      EXPECT_EQ(c.allow_inlining, defaults.allow_inlining) << quoted;
-      EXPECT_EQ(c.formats, defaults.formats) << quoted;
+      EXPECT_TRUE(c == defaults) << quoted << " changed the configuration";
     }
   }
   // UMBRA_OUTPUT is a path: any text but the empty one names a file (an unwritable one falls back when written).

@@ -37,7 +37,7 @@ std::string check_formats(const std::string& v) {
   auto formats = split_list(v);
   if (formats.empty()) return "names no format";
   for (const auto& f : formats)
-    if (!is_known_format(f)) return "names unknown format '" + f + "' (known: json, text, collapsed, speedscope, html)";
+    if (!is_written_format(f)) return "names unknown format '" + f + "' (known: " + format_names() + ")";
   return "";
 }
 std::string check_reconcile(const std::string& v) {

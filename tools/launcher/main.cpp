@@ -17,6 +17,7 @@
 #include "report_command.h"
 #include "report_files.h"
 #include "profiler/config.h"
+#include "util/join.h"
 
 namespace {
 
@@ -103,7 +104,7 @@ int main(int argc, char** argv) {
   std::string prefix = run.output_prefix.value_or(
       std::getenv("UMBRA_OUTPUT") ? std::getenv("UMBRA_OUTPUT") : "./umbra-" + std::to_string(g_child));
   ReportFiles files = find_report_files(prefix);
-  if (!files.launched.empty()) std::fprintf(stderr, "umbra: report: %s\n", join(files.launched).c_str());
+  if (!files.launched.empty()) std::fprintf(stderr, "umbra: report: %s\n", umbra::join(files.launched).c_str());
   else if (WIFSIGNALED(status))
     std::fprintf(stderr,
                  "umbra: the program was ended by signal %d (%s) before a report was written at %s.*; "
@@ -112,6 +113,6 @@ int main(int argc, char** argv) {
   else std::fprintf(stderr, "umbra: no report at %s.* (see the messages above)\n", prefix.c_str());
   if (!files.descendants.empty())
     std::fprintf(stderr, "umbra: reports of %zu descendant processes: %s\n", files.descendant_count,
-                 join(files.descendants).c_str());
+                 umbra::join(files.descendants).c_str());
   return exit_code;
 }

@@ -59,9 +59,3 @@ ReportFiles find_report_files(const std::string& prefix) {
   files.descendant_count = pids.size();
   return files;
 }
-
-std::string join(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& item : items) out += (out.empty() ? "" : ", ") + item;
-  return out;
-}

@@ -13,4 +13,3 @@ struct ReportFiles {
 };
 
 ReportFiles find_report_files(const std::string& prefix);
-std::string join(const std::vector<std::string>& items);
