@@ -13,19 +13,6 @@
 namespace umbra::testing {
 namespace {
 
-std::map<std::string, std::string> profiler_env(const std::string& output) {
-  return {{"CORECLR_ENABLE_PROFILING", "1"},
-          {"CORECLR_PROFILER", "{9D4F3A52-6C1B-4E8A-B7D2-3F5A8C0E1B64}"},
-          {"CORECLR_PROFILER_PATH", library_path()},
-          {"UMBRA_OUTPUT", output}};
-}
-
-size_t count_lines_with(const std::string& text, const std::string& needle) {
-  size_t n = 0;
-  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
-  return n;
-}
-
 // Every variable umbra reads but UMBRA_OUTPUT (a path: see the unwritable-output tests).
 const char* const kVariables[] = {"UMBRA_MODE",          "UMBRA_LAUNCHED_PID",  "UMBRA_LOG_LEVEL",
                                   "UMBRA_MIN_PERCENT",   "UMBRA_INTERVAL_MS",   "UMBRA_RECONCILE_MS",
@@ -52,11 +39,11 @@ TEST_P(BadEnvironment, OneLineEachAndTheProgramRunsOn) {
   EXPECT_EQ(r.exit_code, 5);
   EXPECT_EQ(r.out, "ending by return\n");
   for (const char* variable : kVariables)
-    EXPECT_EQ(count_lines_with(r.err, std::string(variable) + "='" + b.value + "'"), 1u) << variable << "\n" << r.err;
-  EXPECT_EQ(count_lines_with(r.err, "UMBRA_INTERVAL is not a variable umbra reads"), 1u) << r.err;
+    EXPECT_EQ(occurrences(r.err, std::string(variable) + "='" + b.value + "'"), 1u) << variable << "\n" << r.err;
+  EXPECT_EQ(occurrences(r.err, "UMBRA_INTERVAL is not a variable umbra reads"), 1u) << r.err;
   // Nothing else but the summary line at exit.
-  EXPECT_EQ(count_lines_with(r.err, "\n"), std::size(kVariables) + 2) << r.err;
-  EXPECT_EQ(count_lines_with(r.err, "umbra: shadow profile:"), 1u) << r.err;
+  EXPECT_EQ(occurrences(r.err, "\n"), std::size(kVariables) + 2) << r.err;
+  EXPECT_EQ(occurrences(r.err, "umbra: shadow profile:"), 1u) << r.err;
   JsonValue report = load_report(dir + "/r.json");
   EXPECT_EQ(report.find("mode")->as_string(), "shadow");
   EXPECT_EQ(report.find("stats")->find("hook_family")->as_string(), "elt3");
@@ -79,8 +66,8 @@ TEST(Configuration, UnwritableOutputFallsBackAndSaysWhere) {
   ProcessResult r = run_process({"dotnet", app_dll("ExitPaths"), "return"}, env);
   EXPECT_EQ(r.exit_code, 5);
   EXPECT_EQ(r.out, "ending by return\n");
-  EXPECT_EQ(count_lines_with(r.err, "cannot write '/nonexistent-dir/sub/report.json'"), 1u) << r.err;
-  EXPECT_EQ(count_lines_with(r.err, "cannot write '/nonexistent-dir/sub/report.txt'"), 1u) << r.err;
+  EXPECT_EQ(occurrences(r.err, "cannot write '/nonexistent-dir/sub/report.json'"), 1u) << r.err;
+  EXPECT_EQ(occurrences(r.err, "cannot write '/nonexistent-dir/sub/report.txt'"), 1u) << r.err;
   bool found = false;
   for (const auto& entry : std::filesystem::directory_iterator(tmp)) {
     if (entry.path().extension() == ".json") {

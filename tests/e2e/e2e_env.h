@@ -1,6 +1,7 @@
 // Where the end-to-end tests find what the build produced (paths come from CMake).
 #pragma once
 
+#include <map>
 #include <string>
 
 namespace umbra::testing {
@@ -13,6 +14,8 @@ inline std::string fault_files_library() { return UMBRA_TEST_FAULT_FILES_LIB; }
 inline std::string app_dll(const std::string& app) { return std::string(UMBRA_TEST_APPS) + "/" + app + "/" + app + ".dll"; }
 // The hook family shadow mode should be using: UMBRA_HOOKS from ctest's environment, or the default.
 std::string expected_hook_family();
+// The environment that loads umbra into a .NET process directly (no launcher), writing <output>.*.
+std::map<std::string, std::string> profiler_env(const std::string& output);
 // A fresh directory for one test's reports (one per hook family, so both runs of a suite can overlap).
 std::string scratch_dir(const std::string& test_name);
 

@@ -12,12 +12,21 @@
 namespace umbra::testing {
 namespace {
 
-std::map<std::string, std::string> profiler_env(const std::string& output, const std::string& tmpdir) {
-  return {{"CORECLR_ENABLE_PROFILING", "1"},
-          {"CORECLR_PROFILER", "{9D4F3A52-6C1B-4E8A-B7D2-3F5A8C0E1B64}"},
-          {"CORECLR_PROFILER_PATH", library_path()},
-          {"UMBRA_OUTPUT", output},
-          {"TMPDIR", tmpdir}};
+// umbra writing <output>.*, falling back to `tmpdir`.
+std::map<std::string, std::string> env_with_tmpdir(const std::string& output, const std::string& tmpdir) {
+  auto env = profiler_env(output);
+  env["TMPDIR"] = tmpdir;
+  return env;
+}
+
+// The same, with files opened for writing under `dir` failing as `fault` (UMBRA_FAULT_FULL_DIR or
+// UMBRA_FAULT_READONLY_DIR) says: see tests/native/umbra_fault_files.c.
+std::map<std::string, std::string> faulty_env(const std::string& output, const std::string& tmpdir,
+                                              const char* fault, const std::string& dir) {
+  auto env = env_with_tmpdir(output, tmpdir);
+  env["LD_PRELOAD"] = fault_files_library();
+  env[fault] = dir;
+  return env;
 }
 
 ProcessResult run_exit_paths(const std::map<std::string, std::string>& env) {
@@ -42,22 +51,13 @@ void expect_fallback_report(const std::string& tmpdir, const std::string& err) {
   EXPECT_EQ(reports, 1u) << err;
 }
 
-size_t count(const std::string& text, const std::string& needle) {
-  size_t n = 0;
-  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
-  return n;
-}
-
 TEST(OutputFaults, FullDiskFallsBackToTmpdir) {
   std::string dir = scratch_dir("output_full");
   std::filesystem::create_directories(dir + "/full");
   std::filesystem::create_directories(dir + "/tmp");
-  auto env = profiler_env(dir + "/full/r", dir + "/tmp");
-  env["LD_PRELOAD"] = fault_files_library();
-  env["UMBRA_FAULT_FULL_DIR"] = dir + "/full";
-  ProcessResult r = run_exit_paths(env);
-  EXPECT_EQ(count(r.err, "cannot write '" + dir + "/full/r.json' (No space left on device); wrote "), 1u) << r.err;
-  EXPECT_EQ(count(r.err, "cannot write '" + dir + "/full/r.txt' (No space left on device); wrote "), 1u) << r.err;
+  ProcessResult r = run_exit_paths(faulty_env(dir + "/full/r", dir + "/tmp", "UMBRA_FAULT_FULL_DIR", dir + "/full"));
+  EXPECT_EQ(occurrences(r.err, "cannot write '" + dir + "/full/r.json' (No space left on device); wrote "), 1u) << r.err;
+  EXPECT_EQ(occurrences(r.err, "cannot write '" + dir + "/full/r.txt' (No space left on device); wrote "), 1u) << r.err;
   expect_fallback_report(dir + "/tmp", r.err);
   EXPECT_TRUE(std::filesystem::is_empty(dir + "/full")) << "no half-written file is left behind";
 }
@@ -65,12 +65,10 @@ TEST(OutputFaults, FullDiskFallsBackToTmpdir) {
 TEST(OutputFaults, FullEverywhereSaysTheReportIsLost) {
   std::string dir = scratch_dir("output_full_everywhere");
   std::filesystem::create_directories(dir + "/full/tmp");
-  auto env = profiler_env(dir + "/full/r", dir + "/full/tmp");
-  env["LD_PRELOAD"] = fault_files_library();
-  env["UMBRA_FAULT_FULL_DIR"] = dir + "/full";
-  ProcessResult r = run_exit_paths(env);
-  EXPECT_EQ(count(r.err, "(No space left on device); the json report is lost"), 1u) << r.err;
-  EXPECT_EQ(count(r.err, "(No space left on device); the text report is lost"), 1u) << r.err;
+  ProcessResult r =
+      run_exit_paths(faulty_env(dir + "/full/r", dir + "/full/tmp", "UMBRA_FAULT_FULL_DIR", dir + "/full"));
+  EXPECT_EQ(occurrences(r.err, "(No space left on device); the json report is lost"), 1u) << r.err;
+  EXPECT_EQ(occurrences(r.err, "(No space left on device); the text report is lost"), 1u) << r.err;
   EXPECT_NE(r.err.find("not captured (stats.drops); wrote nothing"), std::string::npos) << r.err;
 }
 
@@ -78,11 +76,8 @@ TEST(OutputFaults, ReadOnlyDirectoryFallsBackToTmpdir) {
   std::string dir = scratch_dir("output_read_only");
   std::filesystem::create_directories(dir + "/ro");
   std::filesystem::create_directories(dir + "/tmp");
-  auto env = profiler_env(dir + "/ro/r", dir + "/tmp");
-  env["LD_PRELOAD"] = fault_files_library();
-  env["UMBRA_FAULT_READONLY_DIR"] = dir + "/ro";
-  ProcessResult r = run_exit_paths(env);
-  EXPECT_EQ(count(r.err, "cannot write '" + dir + "/ro/r.json' (Read-only file system); wrote "), 1u) << r.err;
+  ProcessResult r = run_exit_paths(faulty_env(dir + "/ro/r", dir + "/tmp", "UMBRA_FAULT_READONLY_DIR", dir + "/ro"));
+  EXPECT_EQ(occurrences(r.err, "cannot write '" + dir + "/ro/r.json' (Read-only file system); wrote "), 1u) << r.err;
   expect_fallback_report(dir + "/tmp", r.err);
 }
 
@@ -93,9 +88,9 @@ TEST(OutputFaults, DirectoryWithoutWritePermissionFallsBackToTmpdir) {
   std::filesystem::create_directories(dir + "/locked");
   std::filesystem::create_directories(dir + "/tmp");
   std::filesystem::permissions(dir + "/locked", std::filesystem::perms::owner_read | std::filesystem::perms::owner_exec);
-  ProcessResult r = run_exit_paths(profiler_env(dir + "/locked/r", dir + "/tmp"));
+  ProcessResult r = run_exit_paths(env_with_tmpdir(dir + "/locked/r", dir + "/tmp"));
   std::filesystem::permissions(dir + "/locked", std::filesystem::perms::owner_all);
-  EXPECT_EQ(count(r.err, "cannot write '" + dir + "/locked/r.json' (Permission denied); wrote "), 1u) << r.err;
+  EXPECT_EQ(occurrences(r.err, "cannot write '" + dir + "/locked/r.json' (Permission denied); wrote "), 1u) << r.err;
   expect_fallback_report(dir + "/tmp", r.err);
 }
 
@@ -103,8 +98,8 @@ TEST(OutputFaults, NameTooLongFallsBackToTmpdir) {
   std::string dir = scratch_dir("output_long_name");
   std::filesystem::create_directories(dir + "/tmp");
   std::string prefix = dir + "/" + std::string(300, 'n');
-  ProcessResult r = run_exit_paths(profiler_env(prefix, dir + "/tmp"));
-  EXPECT_EQ(count(r.err, "(File name too long); wrote "), 2u) << r.err;
+  ProcessResult r = run_exit_paths(env_with_tmpdir(prefix, dir + "/tmp"));
+  EXPECT_EQ(occurrences(r.err, "(File name too long); wrote "), 2u) << r.err;
   expect_fallback_report(dir + "/tmp", r.err);
 }
 

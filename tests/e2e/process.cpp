@@ -66,4 +66,10 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::map<s
   return result;
 }
 
+size_t occurrences(const std::string& text, const std::string& needle) {
+  size_t n = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
+  return n;
+}
+
 }  // namespace umbra::testing

@@ -16,6 +16,9 @@ struct ProcessResult {
 // `env` entries are set (an empty optional-like "\x01unset" value removes the variable instead).
 inline constexpr const char* kUnset = "\x01unset";
 
+// How many times `needle` occurs in `text` (a message expected once, say).
+size_t occurrences(const std::string& text, const std::string& needle);
+
 ProcessResult run_process(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env = {},
                           int timeout_seconds = 300);
 

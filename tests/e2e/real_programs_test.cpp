@@ -68,17 +68,9 @@ ReportFacts facts_of(const std::string& path) {
     for (const auto& thread : threads_of(report))
       if (find_anywhere(roots_of(thread), "Microsoft.CodeAnalysis.CSharp.CommandLine.Program.Main")) main = &thread;
     if (main == nullptr) return;
-    uint64_t all = 0, compiling = 0;
-    for (const auto& root : roots_of(*main)) all += samples_of(root);
-    std::set<const JsonValue*> counted;
-    for_each_path(*main, [&](const std::vector<const JsonValue*>& p) {
-      if (name_of(*p.back()) == "Microsoft.CodeAnalysis.CommonCompiler.CompileAndEmit") {
-        bool nested = false;
-        for (size_t i = 0; i + 1 < p.size(); ++i) nested |= counted.count(p[i]) > 0;
-        if (!nested) compiling += samples_of(*p.back());
-        counted.insert(p.back());
-      }
-    });
+    uint64_t all = outermost_samples(*main, [](const std::string&) { return true; });
+    uint64_t compiling = outermost_samples(
+        *main, [](const std::string& name) { return name == "Microsoft.CodeAnalysis.CommonCompiler.CompileAndEmit"; });
     f.compile_share = all ? double(compiling) / double(all) : 0;
   });
   return f;

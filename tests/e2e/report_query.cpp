@@ -91,7 +91,18 @@ void visit_paths(const JsonValue& node, std::vector<const JsonValue*>& path,
   for (const auto& c : children_of(node)) visit_paths(c, path, visit);
   path.pop_back();
 }
+uint64_t outermost_samples_in(const JsonValue::Array& nodes,
+                              const std::function<bool(const std::string& name)>& matches) {
+  uint64_t total = 0;
+  for (const auto& n : nodes) total += matches(name_of(n)) ? samples_of(n) : outermost_samples_in(children_of(n), matches);
+  return total;
+}
+
 }  // namespace
+
+uint64_t outermost_samples(const JsonValue& thread, const std::function<bool(const std::string& name)>& matches) {
+  return outermost_samples_in(roots_of(thread), matches);
+}
 
 void for_each_path(const JsonValue& thread,
                    const std::function<void(const std::vector<const JsonValue*>& path)>& visit) {

@@ -30,6 +30,9 @@ const JsonValue* thread_named(const JsonValue& report, const std::string& name);
 void for_each_path(const JsonValue& thread,
                    const std::function<void(const std::vector<const JsonValue*>& path)>& visit);
 uint64_t samples_of(const JsonValue& node);
+// Samples of `thread` under its outermost frames whose names `matches` (frames nested in those are not counted
+// again).
+uint64_t outermost_samples(const JsonValue& thread, const std::function<bool(const std::string& name)>& matches);
 // Visits every node of every thread.
 void for_each_node(const JsonValue& report, const std::function<void(const JsonValue& node)>& visit);
 

@@ -83,14 +83,9 @@ TEST(RealPrograms, AspNetCoreMinimalApiUnderLoad) {
       std::set<const JsonValue*> serving_threads;
       uint64_t priced_calls = 0, pipeline_samples = 0;
       for (const auto& thread : threads_of(report)) {
+        pipeline_samples += outermost_samples(thread, is_pipeline_frame);
         for_each_path(thread, [&](const std::vector<const JsonValue*>& path) {
           const JsonValue& last = *path.back();
-          // Samples in the pipeline: those of its outermost frames.
-          if (is_pipeline_frame(name_of(last))) {
-            bool outermost = true;
-            for (size_t i = 0; i + 1 < path.size(); ++i) outermost &= !is_pipeline_frame(name_of(*path[i]));
-            if (outermost) pipeline_samples += samples_of(last);
-          }
           if (name_of(last) != "Orders.Price") return;
           for (const JsonValue* frame : path)
             if (is_pipeline_frame(name_of(*frame))) {
