@@ -183,6 +183,7 @@ void Session::add_sampler_stats(Report& report) {
   sampler.set("interval_ms", uint64_t(config_.interval_ms));
   sampler.set("ticks", s.ticks);
   sampler.set("samples", s.samples);
+  if (config_.mode == Mode::kSampled) sampler.set("unchanged_samples", s.unchanged_samples);
   sampler.set("suspensions", s.suspensions);
   sampler.set("suspended_ns_mean", s.suspensions ? s.suspended_ns_total / s.suspensions : 0);
   sampler.set("suspended_ns_max", s.suspended_ns_max);

@@ -2,7 +2,7 @@
 
 namespace umbra {
 
-void SampledTree::add(const SampleFrame* root_first, size_t count) {
+uint32_t SampledTree::add(const SampleFrame* root_first, size_t count) {
   uint32_t at = 0;
   for (size_t i = 0; i < count; ++i) {
     Key key{at, root_first[i]};
@@ -16,8 +16,8 @@ void SampledTree::add(const SampleFrame* root_first, size_t count) {
     }
     at = it->second;
   }
-  ++nodes_[at].self_samples;
-  ++samples_;
+  add_again(at);
+  return at;
 }
 
 }  // namespace umbra

@@ -27,8 +27,13 @@ class SampledTree {
 
   SampledTree() { nodes_.push_back(Node{}); }  // node 0: the root
 
-  // Adds one sample; `root_first` runs from the outermost frame to the one executing.
-  void add(const SampleFrame* root_first, size_t count);
+  // Adds one sample; `root_first` runs from the outermost frame to the one executing. Returns the node it ended at.
+  uint32_t add(const SampleFrame* root_first, size_t count);
+  // Adds one more sample ending at a node an earlier add returned (a stack seen again, unchanged).
+  void add_again(uint32_t leaf) {
+    ++nodes_[leaf].self_samples;
+    ++samples_;
+  }
 
   const Node& node(uint32_t index) const { return nodes_[index]; }
   const Node& root() const { return nodes_[0]; }

@@ -8,6 +8,7 @@
 #include "profiler/log.h"
 #include "snapshot/code_ranges.h"
 #include "snapshot/stack_walk.h"
+#include "snapshot/thread_cpu_time.h"
 
 namespace umbra {
 namespace {
@@ -111,7 +112,10 @@ void Sampler::tick() {
   unknown_.reserve(enumerated_.size());
 
   process_code_ranges().refresh();  // for the capture handler and the walk (see unwind_info.h)
+  bool sampled_mode = options_.shadows == nullptr;
+  if (sampled_mode) find_unchanged_threads();
   capture_native_tops();
+  if (sampled_mode) read_cpu_before_walks();
   if (stopping_.load(std::memory_order_acquire)) return;
 
   uint64_t suspend_called = monotonic_ns();
@@ -132,12 +136,32 @@ void Sampler::tick() {
   for (clr::ThreadID id : unknown_) threads_.on_seen_by_sampler(id);
 }
 
+// Sampled mode. A blocked thread is the common case (waiting on a lock, a socket, a timer) and the costly one to
+// walk: it must be woken to answer the native-top signal, and its native frames are unwound under suspension.
+// One CPU-clock read shows whether it has run at all since its last walk.
+void Sampler::find_unchanged_threads() {
+  for (auto& t : targets_) {
+    auto cpu_ns = thread_cpu_ns(t->os_tid.load(std::memory_order_relaxed));
+    t->unchanged = cpu_ns && t->last_walk != SampledThread::LastWalk::kNone && *cpu_ns == t->cpu_ns_before_last_walk;
+  }
+}
+
+// Read after the native-top signal was answered, since answering it uses CPU time.
+void Sampler::read_cpu_before_walks() {
+  for (auto& t : targets_) {
+    if (t->unchanged) continue;
+    auto cpu_ns = thread_cpu_ns(t->os_tid.load(std::memory_order_relaxed));
+    t->cpu_ns_known = cpu_ns.has_value();
+    t->cpu_ns_before_walk = cpu_ns.value_or(0);
+  }
+}
+
 void Sampler::capture_native_tops() {
   if (!stats_.native_tops) return;
   bool any = false;
   for (auto& t : targets_) {
     pid_t tid = t->os_tid.load(std::memory_order_relaxed);
-    if (tid == 0 || t->dying.load(std::memory_order_acquire)) continue;
+    if (tid == 0 || t->unchanged || t->dying.load(std::memory_order_acquire)) continue;
     if (t->capture.state.load(std::memory_order_acquire) != NativeCapture::kIdle) continue;  // still answering
     t->capture.tick = tick_index_;
     any |= request_native_capture(tid, t->capture);
@@ -188,6 +212,18 @@ void Sampler::walk_suspended() {
       if (clr::succeeded(info_.GetThreadInfo(id, &tid)) && tid != 0)
         target.os_tid.store(pid_t(tid), std::memory_order_relaxed);
     }
+    if (target.unchanged) {
+      target.end_walk();
+      if (target.last_walk == SampledThread::LastWalk::kNoFrames) {
+        count(SampleDrop::kNoFrames);
+      } else if (walks_.size() < walks_.capacity()) {
+        Walk again{*it};
+        again.unchanged = true;
+        walks_.push_back(again);
+      }
+      continue;
+    }
+    target.last_walk = SampledThread::LastWalk::kNone;  // until this walk proves whole
     FrameSink sink{frames_.data() + used, std::min(kMaxFramesPerThread, frames_.size() - used), 0, false, 0};
     clr::HRESULT hr = walk_thread(info_, id, sink);
     if (options_.shadows && sink.count > 0 && hr != clr::CORPROF_E_STACKSNAPSHOT_UNSAFE)
@@ -199,11 +235,16 @@ void Sampler::walk_suspended() {
       count(SampleDrop::kSnapshotFailed);
     } else if (sink.count == 0) {
       count(SampleDrop::kNoFrames);  // E_FAIL: no managed frames
+      if (target.cpu_ns_known) {
+        target.last_walk = SampledThread::LastWalk::kNoFrames;
+        target.cpu_ns_before_last_walk = target.cpu_ns_before_walk;
+      }
     } else if (options_.shadows) {
       // compared above
     } else {
       if (sink.overflowed) count(SampleDrop::kFramesTruncated);
-      if (walks_.size() < walks_.capacity()) walks_.push_back({*it, used, sink.count, sink.first_managed_ip});
+      if (walks_.size() < walks_.capacity())
+        walks_.push_back({*it, used, sink.count, sink.first_managed_ip, sink.first_managed_function, sink.overflowed});
       used += sink.count;
     }
   }
@@ -302,33 +343,43 @@ std::string Sampler::first_unexplained() {
 }
 
 // Pushes the thread's native top onto stack_ if it belongs to this walk; consumes or withdraws the capture.
-bool Sampler::stitch_native_top(NativeCapture& capture, const Walk& walk) {
-  if (capture.state.load(std::memory_order_acquire) != NativeCapture::kDone) {
+Sampler::NativeTop Sampler::stitch_native_top(NativeCapture& capture, const Walk& walk) {
+  uint32_t state = capture.state.load(std::memory_order_acquire);
+  if (state == NativeCapture::kIdle) return NativeTop::kNone;  // none was requested
+  if (state != NativeCapture::kDone) {
     if (cancel_native_capture(capture)) ++tick_.drops[static_cast<size_t>(SampleDrop::kNativeTopTimeout)];
-    return false;
+    return NativeTop::kLost;  // a capture finishing now is counted stale at the next tick
   }
-  bool stitched = false;
+  NativeTop top = NativeTop::kNone;
   if (capture.tick != tick_index_) {
     ++tick_.drops[static_cast<size_t>(SampleDrop::kNativeTopStale)];  // answered too late, for an earlier tick
+    top = NativeTop::kLost;
   } else if (capture.count > 0) {
-    // It belongs here only if the native code returns exactly where the walk's top managed frame is (a thread
-    // still in native code), or into a stub the walk does not show; otherwise the thread left native code before
-    // the suspension. A top that never reached JIT-compiled code (stop_ip 0) connects to no managed frame.
+    // It belongs here only if the native code returns where the walk's top managed frame is (a thread still in
+    // native code), or into a stub the walk does not show; otherwise the thread left native code before the
+    // suspension. Precompiled (ReadyToRun) code enters native code through a helper that records its own return
+    // address, a few bytes before the native call's: the walk then shows the frame there (measured: 9 and 22
+    // bytes, in Thread.Join and a class constructor). A top that never reached JIT-compiled code (stop_ip 0)
+    // connects to no managed frame.
+    constexpr uintptr_t kTransitionSlack = 64;
     clr::FunctionID at_stop = 0;
-    bool into_top = capture.stop_ip == walk.first_managed_ip;
-    bool into_stub = !into_top && capture.stop_ip != 0 &&
-                     (!clr::succeeded(info_.GetFunctionFromIP(reinterpret_cast<clr::LPCBYTE>(capture.stop_ip),
-                                                              &at_stop)) ||
-                      at_stop == 0);
+    bool known = capture.stop_ip != 0 &&
+                 clr::succeeded(info_.GetFunctionFromIP(reinterpret_cast<clr::LPCBYTE>(capture.stop_ip), &at_stop));
+    bool into_top = capture.stop_ip == walk.first_managed_ip ||
+                    (known && at_stop != 0 && at_stop == walk.first_managed_function &&
+                     capture.stop_ip > walk.first_managed_ip &&
+                     capture.stop_ip - walk.first_managed_ip <= kTransitionSlack);
+    bool into_stub = !into_top && capture.stop_ip != 0 && (!known || at_stop == 0);
     if (into_top || into_stub) {
-      stitched = true;
+      top = NativeTop::kStitched;
       for (uint32_t i = 0; i < capture.count; ++i) stack_.push_back({capture.frames[i], true});
     } else {
       ++tick_.drops[static_cast<size_t>(SampleDrop::kNativeTopStale)];
+      top = NativeTop::kLost;
     }
   }
   capture.state.store(NativeCapture::kIdle, std::memory_order_release);
-  return stitched;
+  return top;
 }
 
 void Sampler::attribute() {
@@ -337,14 +388,26 @@ void Sampler::attribute() {
   if (options_.shadows && tick_.suspensions) after_reconcile();
   for (Walk& walk : walks_) {
     SampledThread& t = *walk.thread;
+    ++tick_.samples;
+    if (walk.unchanged) {
+      t.tree.add_again(t.last_leaf);
+      (t.last_native_top ? t.native_samples : t.managed_samples) += 1;
+      ++tick_.unchanged_samples;
+      continue;
+    }
     stack_.clear();
     // Leaf first: the native top (if the thread was in native code), then what the walk saw.
-    bool native_top = stitch_native_top(t.capture, walk);
+    NativeTop top = stitch_native_top(t.capture, walk);
     for (size_t i = 0; i < walk.count; ++i) stack_.push_back(frames_[walk.first + i]);
     std::reverse(stack_.begin(), stack_.end());
-    t.tree.add(stack_.data(), stack_.size());
-    (native_top ? t.native_samples : t.managed_samples) += 1;
-    ++tick_.samples;
+    uint32_t leaf = t.tree.add(stack_.data(), stack_.size());
+    (top == NativeTop::kStitched ? t.native_samples : t.managed_samples) += 1;
+    if (top != NativeTop::kLost && !walk.truncated && t.cpu_ns_known) {  // a whole sample, worth counting again
+      t.last_walk = SampledThread::LastWalk::kSample;
+      t.last_leaf = leaf;
+      t.last_native_top = top == NativeTop::kStitched;
+      t.cpu_ns_before_last_walk = t.cpu_ns_before_walk;
+    }
     for (size_t i = 0; i < walk.count; ++i)
       if (!frames_[walk.first + i].native) names_.ensure(frames_[walk.first + i].id);
   }
@@ -359,6 +422,7 @@ void Sampler::attribute() {
       t->capture.state.store(NativeCapture::kIdle, std::memory_order_release);
   stats_.ticks += tick_.ticks;
   stats_.samples += tick_.samples;
+  stats_.unchanged_samples += tick_.unchanged_samples;
   stats_.suspensions += tick_.suspensions;
   stats_.suspend_wait_ns_total += tick_.suspend_wait_ns_total;
   stats_.suspended_ns_total += tick_.suspended_ns_total;

@@ -1,6 +1,7 @@
 // The sampler thread. Sampled mode: every interval it captures the native top of each known thread (by signal),
 // suspends the runtime, walks every managed thread with DoStackSnapshot, resumes, and then adds the stacks to each
-// thread's SampledTree. Shadow mode: every interval it counts a sample on each thread's current shadow node (one
+// thread's SampledTree. A thread that has used no CPU time since its last walk is neither signalled nor walked:
+// its last sample is counted again. Shadow mode: every interval it counts a sample on each thread's current shadow node (one
 // load, no suspension), and every reconcile interval it takes a snapshot and aligns it with the shadow stack of
 // the same thread, under the same suspension (merge/reconcile.h).
 //
@@ -37,6 +38,7 @@ namespace umbra {
 struct SamplerStats {
   uint64_t ticks = 0;
   uint64_t samples = 0;
+  uint64_t unchanged_samples = 0;  // sampled mode: of threads that had not run since their last walk (not walked)
   uint64_t suspended_ns_total = 0;
   uint64_t suspended_ns_max = 0;
   uint64_t suspensions = 0;
@@ -90,17 +92,23 @@ class Sampler {
     std::shared_ptr<SampledThread> thread;
     size_t first = 0, count = 0;
     uintptr_t first_managed_ip = 0;
+    clr::FunctionID first_managed_function = 0;
+    bool truncated = false;
+    bool unchanged = false;  // not walked: its last sample is counted again
   };
+  enum class NativeTop { kNone, kStitched, kLost };
 
   void run();
   void tick();
   void shadow_sample();
   void reconcile_walk(clr::ThreadID id, const FrameSink& sink, bool complete);
   void after_reconcile();
+  void find_unchanged_threads();
   void capture_native_tops();
+  void read_cpu_before_walks();
   void walk_suspended();
   void attribute();
-  bool stitch_native_top(NativeCapture& capture, const Walk& walk);
+  NativeTop stitch_native_top(NativeCapture& capture, const Walk& walk);
   void count(SampleDrop reason) { ++tick_.drops[static_cast<size_t>(reason)]; }
 
   clr::ICorProfilerInfo10& info_;

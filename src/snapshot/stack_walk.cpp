@@ -23,7 +23,10 @@ clr::HRESULT on_frame(clr::FunctionID function, clr::UINT_PTR ip, clr::COR_PRF_F
                       clr::BYTE context[], void* client_data) {
   auto& sink = *static_cast<FrameSink*>(client_data);
   if (function != 0) {
-    if (sink.first_managed_ip == 0) sink.first_managed_ip = ip;
+    if (sink.first_managed_ip == 0) {
+      sink.first_managed_ip = ip;
+      sink.first_managed_function = function;
+    }
     sink.push({function, false});
   } else if (context != nullptr) {
     unwind_native_from_context(context, context_size, sink);

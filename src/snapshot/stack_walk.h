@@ -20,6 +20,7 @@ struct FrameSink {
   size_t count = 0;
   bool overflowed = false;
   uintptr_t first_managed_ip = 0;  // IP of the topmost managed frame (to check a native top against)
+  clr::FunctionID first_managed_function = 0;
   bool push(SampleFrame f) {
     if (count == capacity) {
       overflowed = true;

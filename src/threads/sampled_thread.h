@@ -35,6 +35,17 @@ struct SampledThread {
   uint64_t managed_samples = 0;  // samples whose top frame was managed code
   uint64_t native_samples = 0;   // samples taken while the thread ran native code (a captured native top)
 
+  // Sampler thread only. A thread that has used no CPU time since the reading taken just before its last walk
+  // still has the stack that walk saw: the sampler counts that sample again instead of signalling and walking it.
+  enum class LastWalk : uint8_t { kNone, kSample, kNoFrames };
+  LastWalk last_walk = LastWalk::kNone;
+  uint32_t last_leaf = 0;         // the tree node the last sample ended at
+  bool last_native_top = false;   // it had a native top
+  uint64_t cpu_ns_before_last_walk = 0;
+  uint64_t cpu_ns_before_walk = 0;   // this tick's reading, taken after the native-top capture
+  bool cpu_ns_known = false;         // this tick's reading succeeded
+  bool unchanged = false;            // this tick: not run since the last walk; its last sample is counted again
+
   // Sampler side: true if the walk may proceed (end_walk must follow).
   bool begin_walk() {
     walking.store(true, std::memory_order_seq_cst);

@@ -129,7 +129,7 @@ TEST(Sampled, ThreadChurnAtOneMillisecond) {
   EXPECT_NE(stats->find("sampler")->find("drops")->find("thread_dying"), nullptr);
 }
 
-TEST(Sampled, ThreadBlockedInNativeCodeNeverStallsTheSampler) {
+TEST(Sampled, BlockedThreadsNeverStallTheSamplerAndKeepTheirNativeFrames) {
   ProfiledRun run = profile_native_mix("blocked", {"blocked"});
   ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
   const JsonValue* sleeper = thread_named(run.report, "native-sleeper");
@@ -139,7 +139,28 @@ TEST(Sampled, ThreadBlockedInNativeCodeNeverStallsTheSampler) {
   ASSERT_NE(sleep, nullptr);
   EXPECT_EQ(sleep->find("kind")->as_string(), "native");
   // The sleeper never reaches a safe point, yet every tick completes: ~250 ticks of 10 ms in 2.5 s.
-  EXPECT_GT(run.report.find("stats")->find("sampler")->find("ticks")->as_uint(), 100u);
+  const JsonValue* sampler = run.report.find("stats")->find("sampler");
+  EXPECT_GT(sampler->find("ticks")->as_uint(), 100u);
+  // It uses no CPU time while it sleeps, so after the first walk its stack is counted again, not walked again:
+  // the samples of the sleeper alone would be enough.
+  EXPECT_GE(sampler->find("unchanged_samples")->as_uint(), sleeper->find("native_samples")->as_uint() / 2);
+  EXPECT_GE(double(samples_of(*sleep)), 0.9 * double(sleeper->find("native_samples")->as_uint()));
+
+  // Meanwhile the main thread waits in Thread.Join, precompiled framework code whose native transition the walk
+  // places a few bytes before the native call's return address: the runtime's wait frames must still show above it.
+  uint64_t in_join = 0, native_above_join = 0;
+  for_each_path(main_thread(run.report), [&](const std::vector<const JsonValue*>& path) {
+    const JsonValue& join = *path.back();
+    if (name_of(join) != "System.Threading.Thread.Join") return;
+    bool innermost = true;
+    for (const auto& c : children_of(join)) innermost &= name_of(c) != name_of(join);
+    if (!innermost) return;
+    in_join += samples_of(join);
+    for (const auto& c : children_of(join))
+      if (c.find("kind")->as_string() == "native") native_above_join += samples_of(c);
+  });
+  EXPECT_GT(in_join, 30u);
+  EXPECT_GE(double(native_above_join), 0.9 * double(in_join)) << native_above_join << " of " << in_join;
 }
 
 TEST(Sampled, KnownCountsProgramIsUnchanged) {

@@ -14,6 +14,7 @@
 #include "snapshot/native_symbols.h"
 #include "snapshot/sampled_tree.h"
 #include "snapshot/stack_walk.h"
+#include "snapshot/thread_cpu_time.h"
 #include "shadow_limits.h"
 #include "threads/thread_registry.h"
 
@@ -138,6 +139,46 @@ TEST(SampledTree, CountsSamplesPerPath) {
   ASSERT_EQ(w.children.size(), 1u);
   EXPECT_TRUE(tree.node(w.children[0]).frame.native);
   EXPECT_EQ(tree.node(w.children[0]).self_samples, 1u);
+}
+
+TEST(SampledTree, AStackSeenAgainCountsAtTheNodeItEndedAt) {
+  SampledTree tree;
+  SampleFrame main{1, false}, wait{0x2000, true};
+  SampleFrame a[] = {main, wait};
+  uint32_t leaf = tree.add(a, 2);
+  tree.add_again(leaf);
+  tree.add_again(leaf);
+  EXPECT_EQ(tree.samples(), 3u);
+  EXPECT_EQ(tree.size(), 3u);  // no node was added
+  EXPECT_EQ(tree.node(leaf).frame.id, 0x2000u);
+  EXPECT_EQ(tree.node(leaf).self_samples, 3u);
+  EXPECT_EQ(tree.add(a, 1), tree.node(leaf).parent);
+}
+
+TEST(ThreadCpuTime, MovesWhileAThreadRunsAndStandsStillWhileItSleeps) {
+  std::atomic<pid_t> tid{0};
+  std::atomic<int> phase{0};
+  std::thread worker([&] {
+    tid = pid_t(syscall(SYS_gettid));
+    volatile uint64_t spin = 0;
+    while (phase.load() == 0) ++spin;
+    while (phase.load() == 1) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  });
+  while (tid.load() == 0) std::this_thread::yield();
+  auto first = thread_cpu_ns(tid);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  auto second = thread_cpu_ns(tid);
+  ASSERT_TRUE(first && second);
+  EXPECT_GT(*second, *first);  // it spins, so its CPU time includes the slice still running
+  phase = 1;
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));  // now in a 200 ms sleep
+  auto asleep = thread_cpu_ns(tid);
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_EQ(thread_cpu_ns(tid), asleep);
+  phase = 2;
+  worker.join();
+  EXPECT_FALSE(thread_cpu_ns(0));
+  EXPECT_FALSE(thread_cpu_ns(0x3ffffff0));  // above any pid_max: no such thread
 }
 
 TEST(WalkGuard, ThreadDestroyedWaitsForTheWalkInFlight) {
