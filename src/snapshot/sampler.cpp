@@ -224,7 +224,8 @@ void Sampler::walk_suspended() {
       continue;
     }
     target.last_walk = SampledThread::LastWalk::kNone;  // until this walk proves whole
-    FrameSink sink{frames_.data() + used, std::min(kMaxFramesPerThread, frames_.size() - used), 0, false, 0};
+    FrameSink sink{frames_.data() + used, std::min(kMaxFramesPerThread, frames_.size() - used)};
+    sink.native_runs = &target.native_runs;
     clr::HRESULT hr = walk_thread(info_, id, sink);
     if (options_.shadows && sink.count > 0 && hr != clr::CORPROF_E_STACKSNAPSHOT_UNSAFE)
       reconcile_walk(id, sink, clr::succeeded(hr) && !sink.overflowed);  // still under the walk guard

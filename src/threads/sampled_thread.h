@@ -18,6 +18,7 @@
 #include "clr/corprof.h"
 #include "snapshot/native_capture.h"
 #include "snapshot/sampled_tree.h"
+#include "snapshot/stack_walk.h"
 
 namespace umbra {
 
@@ -45,6 +46,7 @@ struct SampledThread {
   uint64_t cpu_ns_before_walk = 0;   // this tick's reading, taken after the native-top capture
   bool cpu_ns_known = false;         // this tick's reading succeeded
   bool unchanged = false;            // this tick: not run since the last walk; its last sample is counted again
+  NativeRunCache native_runs;        // native runs its walks unwound (stack_walk.h)
 
   // Sampler side: true if the walk may proceed (end_walk must follow).
   bool begin_walk() {

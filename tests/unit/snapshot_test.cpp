@@ -8,7 +8,9 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <functional>
 #include <thread>
+#include <vector>
 
 #include "snapshot/native_capture.h"
 #include "snapshot/native_symbols.h"
@@ -78,8 +80,11 @@ TEST(NativeCapture, ARequestCanBeWithdrawnBeforeItIsAnswered) {
   EXPECT_FALSE(cancel_native_capture(capture));
 }
 
-__attribute__((noinline)) void unwind_here(FrameSink& sink) {
-  // A linux-x64 PAL CONTEXT carrying this function's registers, as the runtime would pass it.
+// A linux-x64 PAL CONTEXT carrying this function's registers, as the runtime would pass it, unwound `times` times
+// from the same frame, each time into a fresh sink (through `cache` when given); returns each time's frames.
+__attribute__((noinline)) std::vector<std::vector<uintptr_t>> unwind_here_repeatedly(
+    size_t capacity, int times, NativeRunCache* cache = nullptr, const std::function<void()>& between = {},
+    bool* overflowed = nullptr) {
   ucontext_t uc;
   getcontext(&uc);
   uint8_t context[0x100] = {};
@@ -92,93 +97,65 @@ __attribute__((noinline)) void unwind_here(FrameSink& sink) {
   put(0xE8, uc.uc_mcontext.gregs[REG_R14]);
   put(0xF0, uc.uc_mcontext.gregs[REG_R15]);
   put(0xF8, uc.uc_mcontext.gregs[REG_RIP]);
-  unwind_native_from_context(context, sizeof context, sink);
+  std::vector<std::vector<uintptr_t>> runs;
+  for (int i = 0; i < times; ++i) {
+    if (between && i > 0) between();
+    std::vector<SampleFrame> frames(capacity);
+    FrameSink sink{frames.data(), capacity};
+    sink.native_runs = cache;
+    unwind_native_from_context(context, sizeof context, sink);
+    if (overflowed) *overflowed = sink.overflowed;
+    runs.emplace_back();
+    for (size_t f = 0; f < sink.count; ++f) runs.back().push_back(frames[f].id);
+  }
+  return runs;
 }
 
 TEST(StackWalk, UnwindsFromARegisterContext) {
-  SampleFrame frames[64];
-  FrameSink sink{frames, 64, 0, false, 0};
-  unwind_here(sink);
-  ASSERT_GT(sink.count, 3u);
+  std::vector<uintptr_t> ips = unwind_here_repeatedly(64, 1)[0];
+  ASSERT_GT(ips.size(), 3u);
   NativeSymbols symbols;
   bool found_test = false;
-  for (size_t i = 0; i < sink.count; ++i) {
-    EXPECT_TRUE(frames[i].native);
-    found_test |= symbols.lookup(frames[i].id).name.find("UnwindsFromARegisterContext") != std::string::npos ||
-                  symbols.lookup(frames[i].id).module.find("umbra_unit_tests") != std::string::npos;
-  }
+  for (uintptr_t ip : ips)
+    found_test |= symbols.lookup(ip).name.find("UnwindsFromARegisterContext") != std::string::npos ||
+                  symbols.lookup(ip).module.find("umbra_unit_tests") != std::string::npos;
   EXPECT_TRUE(found_test);
+}
+
+TEST(StackWalk, ARunStillOnTheStackIsNotUnwoundAgain) {
+  NativeRunCache cache;
+  auto runs = unwind_here_repeatedly(64, 3, &cache);
+  EXPECT_EQ(cache.misses, 1u);
+  EXPECT_EQ(cache.hits, 2u);
+  ASSERT_GT(runs[0].size(), 3u);
+  EXPECT_EQ(runs[1], runs[0]);
+  EXPECT_EQ(runs[2], runs[0]);
+}
+
+TEST(StackWalk, ARunWhoseReturnAddressChangedIsUnwoundAgain) {
+  NativeRunCache cache;
+  auto runs = unwind_here_repeatedly(64, 2, &cache, [&] {
+    // As if the stack now held other callers: a recorded return address no longer matches its slot.
+    for (auto& e : cache.entries)
+      if (e.valid && e.count > 2) e.ip[2] ^= 1;
+  });
+  EXPECT_EQ(cache.hits, 0u);
+  EXPECT_EQ(cache.misses, 2u);
+  EXPECT_EQ(runs[1], runs[0]);  // the real frames, not the altered ones
 }
 
 TEST(StackWalk, AShortContextIsIgnoredAndAFullSinkSaysSo) {
   uint8_t context[0x80] = {};
   SampleFrame frames[2];
-  FrameSink sink{frames, 2, 0, false, 0};
+  FrameSink sink{frames, 2};
   unwind_native_from_context(context, sizeof context, sink);
   EXPECT_EQ(sink.count, 0u);
-  unwind_here(sink);
-  EXPECT_EQ(sink.count, 2u);
-  EXPECT_TRUE(sink.overflowed);
-}
-
-TEST(SampledTree, CountsSamplesPerPath) {
-  SampledTree tree;
-  SampleFrame main{1, false}, work{2, false}, native{0x1000, true};
-  SampleFrame a[] = {main, work};
-  SampleFrame b[] = {main, work, native};
-  tree.add(a, 2);
-  tree.add(a, 2);
-  tree.add(b, 3);
-  EXPECT_EQ(tree.samples(), 3u);
-  ASSERT_EQ(tree.root().children.size(), 1u);
-  const auto& m = tree.node(tree.root().children[0]);
-  EXPECT_EQ(m.frame.id, 1u);
-  EXPECT_EQ(m.self_samples, 0u);
-  const auto& w = tree.node(m.children[0]);
-  EXPECT_EQ(w.self_samples, 2u);
-  ASSERT_EQ(w.children.size(), 1u);
-  EXPECT_TRUE(tree.node(w.children[0]).frame.native);
-  EXPECT_EQ(tree.node(w.children[0]).self_samples, 1u);
-}
-
-TEST(SampledTree, AStackSeenAgainCountsAtTheNodeItEndedAt) {
-  SampledTree tree;
-  SampleFrame main{1, false}, wait{0x2000, true};
-  SampleFrame a[] = {main, wait};
-  uint32_t leaf = tree.add(a, 2);
-  tree.add_again(leaf);
-  tree.add_again(leaf);
-  EXPECT_EQ(tree.samples(), 3u);
-  EXPECT_EQ(tree.size(), 3u);  // no node was added
-  EXPECT_EQ(tree.node(leaf).frame.id, 0x2000u);
-  EXPECT_EQ(tree.node(leaf).self_samples, 3u);
-  EXPECT_EQ(tree.add(a, 1), tree.node(leaf).parent);
-}
-
-TEST(ThreadCpuTime, MovesWhileAThreadRunsAndStandsStillWhileItSleeps) {
-  std::atomic<pid_t> tid{0};
-  std::atomic<int> phase{0};
-  std::thread worker([&] {
-    tid = pid_t(syscall(SYS_gettid));
-    volatile uint64_t spin = 0;
-    while (phase.load() == 0) ++spin;
-    while (phase.load() == 1) std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  });
-  while (tid.load() == 0) std::this_thread::yield();
-  auto first = thread_cpu_ns(tid);
-  std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  auto second = thread_cpu_ns(tid);
-  ASSERT_TRUE(first && second);
-  EXPECT_GT(*second, *first);  // it spins, so its CPU time includes the slice still running
-  phase = 1;
-  std::this_thread::sleep_for(std::chrono::milliseconds(30));  // now in a 200 ms sleep
-  auto asleep = thread_cpu_ns(tid);
-  std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  EXPECT_EQ(thread_cpu_ns(tid), asleep);
-  phase = 2;
-  worker.join();
-  EXPECT_FALSE(thread_cpu_ns(0));
-  EXPECT_FALSE(thread_cpu_ns(0x3ffffff0));  // above any pid_max: no such thread
+  bool overflowed = false;
+  NativeRunCache cache;
+  auto runs = unwind_here_repeatedly(2, 2, &cache, {}, &overflowed);
+  EXPECT_EQ(runs[1].size(), 2u);
+  EXPECT_TRUE(overflowed);
+  EXPECT_EQ(cache.hits, 0u);  // a run cut short is not kept
 }
 
 TEST(WalkGuard, ThreadDestroyedWaitsForTheWalkInFlight) {
