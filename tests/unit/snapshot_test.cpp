@@ -158,6 +158,66 @@ TEST(StackWalk, AShortContextIsIgnoredAndAFullSinkSaysSo) {
   EXPECT_EQ(cache.hits, 0u);  // a run cut short is not kept
 }
 
+TEST(SampledTree, CountsSamplesPerPath) {
+  SampledTree tree;
+  SampleFrame main{1, false}, work{2, false}, native{0x1000, true};
+  SampleFrame a[] = {main, work};
+  SampleFrame b[] = {main, work, native};
+  tree.add(a, 2);
+  tree.add(a, 2);
+  tree.add(b, 3);
+  EXPECT_EQ(tree.samples(), 3u);
+  ASSERT_EQ(tree.root().children.size(), 1u);
+  const auto& m = tree.node(tree.root().children[0]);
+  EXPECT_EQ(m.frame.id, 1u);
+  EXPECT_EQ(m.self_samples, 0u);
+  const auto& w = tree.node(m.children[0]);
+  EXPECT_EQ(w.self_samples, 2u);
+  ASSERT_EQ(w.children.size(), 1u);
+  EXPECT_TRUE(tree.node(w.children[0]).frame.native);
+  EXPECT_EQ(tree.node(w.children[0]).self_samples, 1u);
+}
+
+TEST(SampledTree, AStackSeenAgainCountsAtTheNodeItEndedAt) {
+  SampledTree tree;
+  SampleFrame main{1, false}, wait{0x2000, true};
+  SampleFrame a[] = {main, wait};
+  uint32_t leaf = tree.add(a, 2);
+  tree.add_again(leaf);
+  tree.add_again(leaf);
+  EXPECT_EQ(tree.samples(), 3u);
+  EXPECT_EQ(tree.size(), 3u);  // no node was added
+  EXPECT_EQ(tree.node(leaf).frame.id, 0x2000u);
+  EXPECT_EQ(tree.node(leaf).self_samples, 3u);
+  EXPECT_EQ(tree.add(a, 1), tree.node(leaf).parent);
+}
+
+TEST(ThreadCpuTime, MovesWhileAThreadRunsAndStandsStillWhileItSleeps) {
+  std::atomic<pid_t> tid{0};
+  std::atomic<int> phase{0};
+  std::thread worker([&] {
+    tid = pid_t(syscall(SYS_gettid));
+    volatile uint64_t spin = 0;
+    while (phase.load() == 0) ++spin;
+    while (phase.load() == 1) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  });
+  while (tid.load() == 0) std::this_thread::yield();
+  auto first = thread_cpu_ns(tid);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  auto second = thread_cpu_ns(tid);
+  ASSERT_TRUE(first && second);
+  EXPECT_GT(*second, *first);  // it spins, so its CPU time includes the slice still running
+  phase = 1;
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));  // now in a 200 ms sleep
+  auto asleep = thread_cpu_ns(tid);
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_EQ(thread_cpu_ns(tid), asleep);
+  phase = 2;
+  worker.join();
+  EXPECT_FALSE(thread_cpu_ns(0));
+  EXPECT_FALSE(thread_cpu_ns(0x3ffffff0));  // above any pid_max: no such thread
+}
+
 TEST(WalkGuard, ThreadDestroyedWaitsForTheWalkInFlight) {
   ShadowPool pool(testing::small_limits());
   ThreadRegistry registry(pool);
