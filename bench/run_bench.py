@@ -118,15 +118,30 @@ def slowdown(b):
     trace = os.path.join(b.tmp, "trace.nettrace")
     eventpipe = {"DOTNET_EnableEventPipe": "1", "DOTNET_EventPipeOutputPath": trace,
                  "DOTNET_EventPipeConfig": "Microsoft-DotNETCore-SampleProfiler:0:5"}
+    rates = {}  # umbra's achieved ticks per second, by variant
+
+    def sampled(name, interval_ms):
+        def run():
+            out, _, _, report = b.umbra_run(["--mode", "sampled", "--interval-ms", interval_ms], spin)
+            stats = stats_of(report)
+            rates.setdefault(name, []).append(stats["sampler"]["ticks"] / (stats_duration_s(report)))
+            return out
+        return run
+
     variants = {
         "none": lambda: b.run(["dotnet"] + spin)[0],
-        "umbra sampled 100 Hz": lambda: b.umbra_run(["--mode", "sampled", "--interval-ms", "10"], spin)[0],
-        "umbra sampled 1 kHz": lambda: b.umbra_run(["--mode", "sampled", "--interval-ms", "1"], spin)[0],
+        "umbra sampled 100 Hz": sampled("umbra sampled 100 Hz", "10"),
+        "umbra sampled 1 kHz": sampled("umbra sampled 1 kHz", "1"),
         "EventPipe SampleProfiler 1 kHz": lambda: b.run(["dotnet"] + spin, eventpipe)[0],
         "umbra shadow (default)": lambda: b.umbra_run([], spin)[0],
     }
     medians, _ = b.alternate(variants, lambda fn: number_from(fn(), "elapsed_ms"))
-    return medians
+    return medians, {name: statistics.median(r) for name, r in rates.items()}
+
+
+def stats_duration_s(report_path):
+    with open(report_path) as f:
+        return json.load(f)["duration_ns"] / 1e9
 
 
 def memory(b):
@@ -229,11 +244,16 @@ def render(b, calls, slow, mem, start, scale, micro_rows):
               f"- Goal: shadow sampling at 1 kHz adds at most 1%: {sampling:.2f} vs {elt3:.2f} ns/call = "
               f"{100 * (sampling / elt3 - 1):+.1f}% ({goal(sampling <= 1.01 * elt3)}).", ""]
 
+    slow, rates = slow
     base = slow["none"]
     lines += ["### Slowdown of a CPU-bound 2-thread program (bench/Spinners 2 threads)", "",
-              "| variant | elapsed ms | slowdown |", "|---|---:|---:|"]
+              "Ticks per second as achieved (umbra's report); the program's time lost per tick is the slowdown divided "
+              "by the ticks taken while it ran.", "",
+              "| variant | elapsed ms | slowdown | ticks/s | µs lost per tick |", "|---|---:|---:|---:|---:|"]
     for name, v in slow.items():
-        lines.append(f"| {name} | {v:.0f} | {100 * (v / base - 1):+.1f}% |")
+        rate = rates.get(name)
+        per_tick = f"{(v - base) * 1000 / (rate * v / 1000):.0f}" if rate else "-"
+        lines.append(f"| {name} | {v:.0f} | {100 * (v / base - 1):+.1f}% | {f'{rate:.0f}' if rate else '-'} | {per_tick} |")
     s100, s1k, ep = slow["umbra sampled 100 Hz"], slow["umbra sampled 1 kHz"], slow["EventPipe SampleProfiler 1 kHz"]
     lines += ["",
               f"- Goal: sampled mode at most 2% slower at 100 Hz: {100 * (s100 / base - 1):+.1f}% ({goal(s100 <= 1.02 * base)}).",
