@@ -150,9 +150,7 @@ void Sampler::find_unchanged_threads() {
 void Sampler::read_cpu_before_walks() {
   for (auto& t : targets_) {
     if (t->unchanged) continue;
-    auto cpu_ns = thread_cpu_ns(t->os_tid.load(std::memory_order_relaxed));
-    t->cpu_ns_known = cpu_ns.has_value();
-    t->cpu_ns_before_walk = cpu_ns.value_or(0);
+    t->cpu_ns_before_walk = thread_cpu_ns(t->os_tid.load(std::memory_order_relaxed));
   }
 }
 
@@ -236,9 +234,9 @@ void Sampler::walk_suspended() {
       count(SampleDrop::kSnapshotFailed);
     } else if (sink.count == 0) {
       count(SampleDrop::kNoFrames);  // E_FAIL: no managed frames
-      if (target.cpu_ns_known) {
+      if (target.cpu_ns_before_walk) {
         target.last_walk = SampledThread::LastWalk::kNoFrames;
-        target.cpu_ns_before_last_walk = target.cpu_ns_before_walk;
+        target.cpu_ns_before_last_walk = *target.cpu_ns_before_walk;
       }
     } else if (options_.shadows) {
       // compared above
@@ -403,11 +401,11 @@ void Sampler::attribute() {
     std::reverse(stack_.begin(), stack_.end());
     uint32_t leaf = t.tree.add(stack_.data(), stack_.size());
     (top == NativeTop::kStitched ? t.native_samples : t.managed_samples) += 1;
-    if (top != NativeTop::kLost && !walk.truncated && t.cpu_ns_known) {  // a whole sample, worth counting again
+    if (top != NativeTop::kLost && !walk.truncated && t.cpu_ns_before_walk) {  // a whole sample, worth counting again
       t.last_walk = SampledThread::LastWalk::kSample;
       t.last_leaf = leaf;
       t.last_native_top = top == NativeTop::kStitched;
-      t.cpu_ns_before_last_walk = t.cpu_ns_before_walk;
+      t.cpu_ns_before_last_walk = *t.cpu_ns_before_walk;
     }
     for (size_t i = 0; i < walk.count; ++i)
       if (!frames_[walk.first + i].native) names_.ensure(frames_[walk.first + i].id);

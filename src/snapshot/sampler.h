@@ -1,9 +1,9 @@
 // The sampler thread. Sampled mode: every interval it captures the native top of each known thread (by signal),
 // suspends the runtime, walks every managed thread with DoStackSnapshot, resumes, and then adds the stacks to each
 // thread's SampledTree. A thread that has used no CPU time since its last walk is neither signalled nor walked:
-// its last sample is counted again. Shadow mode: every interval it counts a sample on each thread's current shadow node (one
-// load, no suspension), and every reconcile interval it takes a snapshot and aligns it with the shadow stack of
-// the same thread, under the same suspension (merge/reconcile.h).
+// its last sample is counted again. Shadow mode: every interval it counts a sample on each thread's current shadow
+// node (one load, no suspension), and every reconcile interval it takes a snapshot and aligns it with the shadow
+// stack of the same thread, under the same suspension (merge/reconcile.h).
 //
 // Contract:
 // - The thread is umbra's own and never runs managed code; it calls InitializeCurrentThread once.

@@ -34,28 +34,30 @@ clr::HRESULT on_frame(clr::FunctionID function, clr::UINT_PTR ip, clr::COR_PRF_F
   return clr::S_OK;
 }
 
-}  // namespace
+// A cached run's return address for frame i was read from sp - 8; the slots lie between the context's SP and the
+// stack's base, memory of the live, suspended thread.
+uintptr_t return_address_below(uintptr_t sp) { return read64(reinterpret_cast<const uint8_t*>(sp - 8), 0); }
 
-namespace {
-
-uintptr_t stack_word(uintptr_t address) {
-  uintptr_t v;
-  std::memcpy(&v, reinterpret_cast<const void*>(address), sizeof v);
-  return v;
-}
-
-// The cached run is still on the stack: same start, and each return address still where it was read from. The
-// slots lie between the context's SP and the stack's base, memory of the live, suspended thread.
+// The cached run is still on the stack: same start, and each return address still where it was read from.
 bool still_on_stack(const NativeRunCache::Entry& e, uintptr_t ip0, uintptr_t sp0, uintptr_t bp0) {
   if (!e.valid || e.ip0 != ip0 || e.sp0 != sp0 || e.bp0 != bp0) return false;
   for (uint32_t i = 1; i < e.count; ++i)
-    if (stack_word(e.sp[i] - 8) != e.ip[i]) return false;
-  return e.stop_sp == 0 || stack_word(e.stop_sp - 8) == e.stop_ip;
+    if (return_address_below(e.sp[i]) != e.ip[i]) return false;
+  return e.stop_sp == 0 || return_address_below(e.stop_sp) == e.stop_ip;
 }
 
-bool plausible_frame_sp(uintptr_t sp, uintptr_t previous_sp, uintptr_t sp0) {
+// Only a run whose frames climb the stack in order, within reach of its start, is kept: its slots are read later.
+bool plausible_slots(const NativeRunCache::Entry& run) {
   constexpr uintptr_t kMaxStack = uintptr_t(1) << 30;
-  return sp > previous_sp && sp - sp0 < kMaxStack && sp % 8 == 0;
+  auto plausible = [&](uintptr_t sp, uintptr_t previous) {
+    return sp > previous && sp - run.sp0 < kMaxStack && sp % 8 == 0;
+  };
+  uintptr_t previous = run.sp[0];
+  for (uint32_t i = 1; i < run.count; ++i) {
+    if (!plausible(run.sp[i], previous)) return false;
+    previous = run.sp[i];
+  }
+  return run.stop_sp == 0 || plausible(run.stop_sp, previous);
 }
 
 }  // namespace
@@ -87,50 +89,38 @@ void unwind_native_from_context(const uint8_t* context, uint32_t context_size, F
   gregs[REG_RIP] = greg_t(ip0);
   unw_cursor_t cursor;
   if (unw_init_local(&cursor, reinterpret_cast<unw_context_t*>(&uc)) != 0) return;
-  // Recorded into the victim entry, which becomes valid only if the run ends cleanly and fits.
-  NativeRunCache::Entry* record = cache ? &cache->entries[cache->next_victim] : nullptr;
-  if (record) {
-    record->valid = false;
-    record->count = 0;
-  }
-  bool clean_end = false;
-  uintptr_t stop_ip = 0, stop_sp = 0;
+  // The run as the cache would keep it: only if it ends cleanly, fits and climbs the stack plausibly.
+  NativeRunCache::Entry run;
+  run.ip0 = ip0;
+  run.sp0 = sp0;
+  run.bp0 = bp0;
+  bool fits = true, clean_end = false;
   for (int guard = 0; guard < 256; ++guard) {
     unw_word_t ip = 0, sp = 0;
     if (unw_get_reg(&cursor, UNW_REG_IP, &ip) != 0 || unw_get_reg(&cursor, UNW_REG_SP, &sp) != 0) break;
-    if (ip == 0) {
+    if (ip == 0 || !has_unwind_info(cursor, ip)) {  // the stack ended, or JIT-compiled code: managed frames resume
+      if (ip != 0) {
+        run.stop_ip = ip;
+        run.stop_sp = sp;
+      }
       clean_end = true;
-      break;
-    }
-    if (!has_unwind_info(cursor, ip)) {  // JIT-compiled code: the managed frames resume
-      clean_end = true;
-      stop_ip = ip;
-      stop_sp = sp;
       break;
     }
     if (!sink.push({uintptr_t(ip), true})) break;
-    if (record) {
-      bool fits = record->count < NativeRunCache::kMaxFrames &&
-                  (record->count == 0 || plausible_frame_sp(sp, record->sp[record->count - 1], sp0));
-      if (!fits) record = nullptr;
-      else {
-        record->ip[record->count] = ip;
-        record->sp[record->count] = sp;
-        ++record->count;
-      }
+    if (run.count < NativeRunCache::kMaxFrames) {
+      run.ip[run.count] = ip;
+      run.sp[run.count++] = sp;
+    } else {
+      fits = false;
     }
     if (unw_step(&cursor) <= 0) {
       clean_end = true;
       break;
     }
   }
-  if (record && clean_end && record->count > 0 && (stop_sp == 0 || plausible_frame_sp(stop_sp, record->sp[record->count - 1], sp0))) {
-    record->ip0 = ip0;
-    record->sp0 = sp0;
-    record->bp0 = bp0;
-    record->stop_ip = stop_ip;
-    record->stop_sp = stop_sp;
-    record->valid = true;
+  if (cache != nullptr && clean_end && fits && run.count > 0 && plausible_slots(run)) {
+    run.valid = true;
+    cache->entries[cache->next_victim] = run;
     cache->next_victim = (cache->next_victim + 1) % NativeRunCache::kEntries;
   }
 }

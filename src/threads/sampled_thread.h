@@ -43,8 +43,7 @@ struct SampledThread {
   uint32_t last_leaf = 0;         // the tree node the last sample ended at
   bool last_native_top = false;   // it had a native top
   uint64_t cpu_ns_before_last_walk = 0;
-  uint64_t cpu_ns_before_walk = 0;   // this tick's reading, taken after the native-top capture
-  bool cpu_ns_known = false;         // this tick's reading succeeded
+  std::optional<uint64_t> cpu_ns_before_walk;  // this tick's reading, taken after the native-top capture
   bool unchanged = false;            // this tick: not run since the last walk; its last sample is counted again
   NativeRunCache native_runs;        // native runs its walks unwound (stack_walk.h)
 
