@@ -1,17 +1,20 @@
 // ELT3 fast-path hooks for Unix x86-64, registered with SetEnterLeaveFunctionHooks3.
 //
 // The JIT calls these directly from a method's prolog (enter) and epilog (leave, tailcall), while arguments or the
-// return value are still live in registers. So each trampoline saves every register a C++ function may clobber
-// that managed code can still need (rax, rdi, rsi, rdx, rcx, r8-r11, xmm0-xmm7), realigns the stack to 16 bytes,
-// and calls the C++ hook with FunctionIDOrClientID as its argument: enter receives it in r14 (r15 holds the
-// caller's SP), leave and tailcall in rdi. Hot path: no blocking, allocation, logging or throwing (see
-// shadow_hooks.h).
+// return value are still live in registers: every register managed code can still need (rax, rdi, rsi, rdx, rcx,
+// r8-r11, xmm0-xmm7) must survive. FunctionIDOrClientID arrives in r14 for enter (r15 holds the caller's SP) and
+// in rdi for leave and tailcall.
+//
+// Two paths. Enter and leave first try the common case in umbra_elt3_try_enter/leave (elt3_fast_path.cpp), which
+// are compiled without vector instructions and call nothing: only the general registers a C++ function may
+// clobber are saved around them. When they answer false they have changed nothing, and the slow path saves
+// everything, realigns the stack to 16 bytes and calls the full C++ hook. Hot path: no blocking, allocation,
+// logging or throwing (see shadow_hooks.h).
 
 #define XMM_BYTES 128
 #define SAVE_BYTES 208  /* xmm0-7 (128) + 9 general registers (72), rounded up to 16 */
 
 .macro SAVE_AND_ALIGN
-  .cfi_startproc
   push %rbp
   .cfi_def_cfa_offset 16
   .cfi_offset %rbp, -16
@@ -62,37 +65,105 @@
   .cfi_def_cfa_offset 8
   .cfi_restore %rbp
   ret
-  .cfi_endproc
 .endm
 
-.macro TRAMPOLINE name, target, argument
+.macro BEGIN name
   .text
   .p2align 4
   .globl \name
   .hidden \name
   .type \name, @function
 \name:
+  .cfi_startproc
+.endm
+
+.macro END name
+  .cfi_endproc
+  .size \name, .-\name
+.endm
+
+// Calls \target(\argument) with everything saved, and returns from the trampoline.
+.macro SLOW_PATH target, argument
   SAVE_AND_ALIGN
   mov \argument, %rdi
   call \target
   RESTORE_AND_RETURN
-  .size \name, .-\name
 .endm
 
-TRAMPOLINE umbra_elt3_enter, umbra_elt3_on_enter, %r14
-TRAMPOLINE umbra_elt3_leave, umbra_elt3_on_leave, %rdi
-TRAMPOLINE umbra_elt3_tailcall, umbra_elt3_on_tailcall, %rdi
+// Saves and restores the general registers a C++ function may clobber (pops leave the flags alone). The CFA is
+// kept exact at every instruction: the runtime may unwind from any of them (a suspension signal landing here).
+.macro PUSH_SCRATCH
+  push %rax
+  .cfi_adjust_cfa_offset 8
+  push %rdi
+  .cfi_adjust_cfa_offset 8
+  push %rsi
+  .cfi_adjust_cfa_offset 8
+  push %rdx
+  .cfi_adjust_cfa_offset 8
+  push %rcx
+  .cfi_adjust_cfa_offset 8
+  push %r8
+  .cfi_adjust_cfa_offset 8
+  push %r9
+  .cfi_adjust_cfa_offset 8
+  push %r10
+  .cfi_adjust_cfa_offset 8
+  push %r11
+  .cfi_adjust_cfa_offset 8
+.endm
+
+.macro POP_SCRATCH
+  pop %r11
+  .cfi_adjust_cfa_offset -8
+  pop %r10
+  .cfi_adjust_cfa_offset -8
+  pop %r9
+  .cfi_adjust_cfa_offset -8
+  pop %r8
+  .cfi_adjust_cfa_offset -8
+  pop %rcx
+  .cfi_adjust_cfa_offset -8
+  pop %rdx
+  .cfi_adjust_cfa_offset -8
+  pop %rsi
+  .cfi_adjust_cfa_offset -8
+  pop %rdi
+  .cfi_adjust_cfa_offset -8
+  pop %rax
+  .cfi_adjust_cfa_offset -8
+.endm
+
+// Returns if \fast(\argument) did the work, else falls through to the slow path.
+.macro FAST_PATH fast, argument
+  PUSH_SCRATCH
+  mov \argument, %rdi
+  call \fast
+  test %al, %al
+  POP_SCRATCH
+  jz 1f
+  ret
+1:
+.endm
+
+BEGIN umbra_elt3_enter
+  FAST_PATH umbra_elt3_try_enter, %r14
+  SLOW_PATH umbra_elt3_on_enter, %r14
+END umbra_elt3_enter
+
+BEGIN umbra_elt3_leave
+  FAST_PATH umbra_elt3_try_leave, %rdi
+  SLOW_PATH umbra_elt3_on_leave, %rdi
+END umbra_elt3_leave
+
+// Tail calls are rare enough to take the slow path always.
+BEGIN umbra_elt3_tailcall
+  SLOW_PATH umbra_elt3_on_tailcall, %rdi
+END umbra_elt3_tailcall
 
 // The family's floor, for benchmarks: the JIT's call and an immediate return.
-  .text
-  .p2align 4
-  .globl umbra_elt3_noop
-  .hidden umbra_elt3_noop
-  .type umbra_elt3_noop, @function
-umbra_elt3_noop:
-  .cfi_startproc
+BEGIN umbra_elt3_noop
   ret
-  .cfi_endproc
-  .size umbra_elt3_noop, .-umbra_elt3_noop
+END umbra_elt3_noop
 
   .section .note.GNU-stack,"",@progbits

@@ -5,10 +5,11 @@
 #include "hooks/tick_clock.h"
 
 namespace umbra::hooks {
+
+__thread ThreadShadow* t_shadow = nullptr;
+
 namespace {
 
-// initial-exec: a direct %fs-relative load instead of a __tls_get_addr call on every hook.
-__attribute__((tls_model("initial-exec"))) thread_local ThreadShadow* t_shadow = nullptr;
 std::atomic<ShadowPool*> g_pool{nullptr};
 std::atomic<CurrentThreadIdFn> g_current_thread_id{nullptr};
 std::atomic<uint64_t> g_unattributed{0};

@@ -28,6 +28,10 @@ void noop_enter2(clr::FunctionID, clr::UINT_PTR, clr::COR_PRF_FRAME_INFO, clr::C
 void noop_leave2(clr::FunctionID, clr::UINT_PTR, clr::COR_PRF_FRAME_INFO, clr::COR_PRF_FUNCTION_ARGUMENT_RANGE*);
 void noop_tailcall2(clr::FunctionID, clr::UINT_PTR, clr::COR_PRF_FRAME_INFO);
 
+// The calling thread's shadow once its first hook has claimed one. initial-exec: a direct %fs-relative load
+// instead of a __tls_get_addr call on every hook; __thread, not thread_local: no initialization wrapper to call.
+extern __thread ThreadShadow* t_shadow __attribute__((tls_model("initial-exec")));
+
 // The calling thread's shadow, claiming one if it has none yet (nullptr if none could be had).
 ThreadShadow* current_shadow();
 // The calling thread's shadow if it has one; does not claim.
@@ -46,7 +50,11 @@ void umbra_elt3_leave(umbra::clr::FunctionIDOrClientID);
 void umbra_elt3_tailcall(umbra::clr::FunctionIDOrClientID);
 // The ELT3 floor for benchmarks: a bare return.
 void umbra_elt3_noop(umbra::clr::FunctionIDOrClientID);
-// What the trampolines call, with every register the managed code needs already saved.
+// The trampolines' fast path (elt3_fast_path.cpp): the common enter or leave, or false having changed nothing.
+// Compiled without vector instructions and calling nothing, so they clobber only general scratch registers.
+bool umbra_elt3_try_enter(umbra::clr::FunctionIDOrClientID);
+bool umbra_elt3_try_leave(umbra::clr::FunctionIDOrClientID);
+// The slow path: what the trampolines call, with every register the managed code needs already saved.
 void umbra_elt3_on_enter(umbra::clr::FunctionIDOrClientID);
 void umbra_elt3_on_leave(umbra::clr::FunctionIDOrClientID);
 void umbra_elt3_on_tailcall(umbra::clr::FunctionIDOrClientID);

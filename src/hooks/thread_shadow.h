@@ -49,6 +49,11 @@ class ThreadShadow {
   // --- owner thread only; hot (inline fast paths below, rare cases out of line) ---
   void enter(clr::FunctionID function, uint64_t now_ticks);
   void leave(clr::FunctionID function, uint64_t now_ticks);
+  // The common cases of enter and leave alone: each does its whole work and returns true, or returns false having
+  // changed nothing (the caller then calls enter/leave). Always inlined and call-free, so the ELT3 fast path
+  // (elt3_fast_path.cpp) can run them without saving the vector registers.
+  bool try_enter(clr::FunctionID function, uint64_t now_ticks);
+  bool try_leave(clr::FunctionID function, uint64_t now_ticks);
   // A fast tail call replaces the caller's frame: pop it like a leave; the next enter is marked as a tail entry.
   void tailcall(clr::FunctionID function, uint64_t now_ticks);
   // Exception callbacks, on the owner thread. A throw starts a search. If the search passed the thread's bottom
@@ -112,7 +117,7 @@ class ThreadShadow {
   // Adds a closing frame's elapsed ticks to its node (the full-tree collector's time stays with its parent).
   void charge(const ShadowFrame& frame, uint64_t now_ticks);
   // The node on top of a stack `depth` frames deep.
-  CallNode* top_node(uint32_t depth) {
+  __attribute__((always_inline)) CallNode* top_node(uint32_t depth) {
     return depth ? frames_[depth - 1].node.load(std::memory_order_relaxed) : &root_;
   }
   CallNode* child_of(CallNode* parent, clr::FunctionID function);
@@ -156,33 +161,35 @@ class ThreadShadow {
   std::array<OwnerCounter, kDropReasonCount> drops_;
 };
 
+#define UMBRA_ALWAYS_INLINE __attribute__((always_inline)) inline
+
 // The common enter: room on the stack, the child entered last under this parent, no pending tail entry.
 // The hint (the frame that last returned at this depth) answers it without touching the tree: a loop calling one
 // method re-enters the node it just left.
-inline void ThreadShadow::enter(clr::FunctionID function, uint64_t now_ticks) {
+UMBRA_ALWAYS_INLINE bool ThreadShadow::try_enter(clr::FunctionID function, uint64_t now_ticks) {
   uint32_t d = depth_.load(std::memory_order_relaxed);
-  CallNode* node = hint_node_;
   if (__builtin_expect(d != hint_depth_ || function != hint_function_ || overflow_depth_ != 0 || d == capacity_ ||
                            pending_tail_entry_,
-                       0)) {
-    enter_slow(function, now_ticks);
-    return;
-  }
+                       0))
+    return false;
+  CallNode* node = hint_node_;
   enters_.add(1);
   node->calls.add(1);
   push(d, node, function, now_ticks);
+  return true;
 }
 
-// The common leave: the function on top of the stack returns. Kept out of line: inlined into the hooks, the
-// call loop measured 1.5-3 ns slower per call (bench/micro BM_Elt3HookPair 11.7 vs 10.2 ns).
-__attribute__((noinline)) inline void ThreadShadow::leave(clr::FunctionID function, uint64_t now_ticks) {
+inline void ThreadShadow::enter(clr::FunctionID function, uint64_t now_ticks) {
+  if (!try_enter(function, now_ticks)) enter_slow(function, now_ticks);
+}
+
+// The common leave: the function on top of the stack returns.
+UMBRA_ALWAYS_INLINE bool ThreadShadow::try_leave(clr::FunctionID function, uint64_t now_ticks) {
   uint32_t d = depth_.load(std::memory_order_relaxed);
   if (__builtin_expect(overflow_depth_ != 0 || d == 0 || frames_[d - 1].function != function ||
                            pending_tail_entry_,
-                       0)) {
-    leave_slow(function, now_ticks);
-    return;
-  }
+                       0))
+    return false;
   leaves_.add(1);
   const ShadowFrame& top = frames_[d - 1];
   charge(top, now_ticks);
@@ -192,9 +199,16 @@ __attribute__((noinline)) inline void ThreadShadow::leave(clr::FunctionID functi
   depth_.store(d - 1, std::memory_order_release);
   // The frame below, not node->parent: under a full tree the collector node stands for frames of any parent.
   current_.store(top_node(d - 1), std::memory_order_release);
+  return true;
 }
 
-inline void ThreadShadow::push(uint32_t d, CallNode* node, clr::FunctionID function, uint64_t now_ticks) {
+// Kept out of line: inlined into the hooks, the call loop measured 1.5-3 ns slower per call (bench/micro
+// BM_Elt3HookPair 11.7 vs 10.2 ns).
+__attribute__((noinline)) inline void ThreadShadow::leave(clr::FunctionID function, uint64_t now_ticks) {
+  if (!try_leave(function, now_ticks)) leave_slow(function, now_ticks);
+}
+
+UMBRA_ALWAYS_INLINE void ThreadShadow::push(uint32_t d, CallNode* node, clr::FunctionID function, uint64_t now_ticks) {
   ShadowFrame& frame = frames_[d];
   frame.node.store(node, std::memory_order_relaxed);
   frame.start_ticks.store(now_ticks, std::memory_order_relaxed);
@@ -203,12 +217,14 @@ inline void ThreadShadow::push(uint32_t d, CallNode* node, clr::FunctionID funct
   current_.store(node, std::memory_order_release);
 }
 
-inline void ThreadShadow::charge(const ShadowFrame& frame, uint64_t now_ticks) {
+UMBRA_ALWAYS_INLINE void ThreadShadow::charge(const ShadowFrame& frame, uint64_t now_ticks) {
   CallNode* node = frame.node.load(std::memory_order_relaxed);
   if (node == tree_full_node_) return;  // nested frames under the collector would count its time twice
   uint64_t start = frame.start_ticks.load(std::memory_order_relaxed);
   node->total_ticks.add(now_ticks > start ? now_ticks - start : 0);
 }
+
+#undef UMBRA_ALWAYS_INLINE
 
 template <typename Visit>
 void ThreadShadow::for_each_open_frame(uint64_t now_ticks, Visit&& visit) const {

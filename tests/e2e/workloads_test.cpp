@@ -1,5 +1,6 @@
-// Workloads that stress a profiler (async/await, a GC-heavy loop, 100,000-deep recursion, 1,000 live threads),
-// profiled in both modes: the program's output and exit status are unchanged, and the report holds what is known.
+// Workloads that stress a profiler (async/await, a GC-heavy loop, 100,000-deep recursion, 1,000 live threads, hot
+// call loops), profiled in both modes: the program's output and exit status are unchanged, and the report holds
+// what is known.
 #include <gtest/gtest.h>
 
 #include <set>
@@ -114,6 +115,15 @@ TEST_P(Workloads, RecursionOneHundredThousandDeep) {
     EXPECT_GE(calls_of(*marker), 100001u - recorded_recursions + 1);
     EXPECT_EQ(calls_of(*marker), drop(run.report, "stack_overflow"));
   });
+}
+
+// Two threads that spend most of their time inside the hooks' fast path (the same node entered and left again):
+// every call is counted and the loop's registers survive, while the runtime's own suspensions land in the hooks.
+TEST_P(Workloads, HotCallLoopsOnTwoThreads) {
+  Profiled run = profile(GetParam(), {"hot", "20000000"});
+  EXPECT_EQ(run.result.out, "hot calls=40000000\n");
+  if (shadow()) EXPECT_EQ(calls_in_all_threads(run.report, "Workloads.Program.Tiny"), 40000000u);
+  else EXPECT_GT(samples_under(run.report, "Workloads.Program.HotLoop"), 0u);
 }
 
 TEST_P(Workloads, OneThousandLiveThreads) {

@@ -87,6 +87,29 @@ TEST_P(Elt3Trampolines, PreserveEveryRegisterAndFeedTheShadowStack) {
   EXPECT_EQ(shadow->tailcalls(), 1u);
 }
 
+// A loop calling one method: after the first call, enter and leave both take the fast path (elt3_fast_path.cpp),
+// which saves only the general scratch registers; the vector registers must survive it untouched.
+TEST_P(Elt3Trampolines, TheFastPathsPreserveEveryRegisterAndCountEveryCall) {
+  const uint64_t misalign = GetParam();
+  const clr::FunctionID loop = 0x1000, callee = 0x2000;
+  RegisterDump dump{};
+  umbra_test_call_hook(&umbra_elt3_enter, loop, 0, &dump, misalign);
+  ThreadShadow* shadow = hooks::existing_shadow();
+  ASSERT_NE(shadow, nullptr);
+  for (uint64_t i = 0; i < 3; ++i) {
+    umbra_test_call_hook(&umbra_elt3_enter, callee, 0xd2d2d2d2d2d2d2d2u, &dump, misalign);
+    expect_preserved(dump, callee, 0xd2d2d2d2d2d2d2d2u);
+    EXPECT_EQ(shadow->depth(), 2u);
+    umbra_test_call_hook(&umbra_elt3_leave, 0x6666, callee, &dump, misalign);
+    expect_preserved(dump, 0x6666, callee);
+    EXPECT_EQ(shadow->depth(), 1u);
+  }
+  ASSERT_NE(shadow->current_node()->first_child_acquire(), nullptr);
+  EXPECT_EQ(shadow->current_node()->first_child_acquire()->calls.get(), 3u);
+  EXPECT_EQ(shadow->enters(), 4u);
+  EXPECT_EQ(shadow->leaves(), 3u);
+}
+
 TEST_P(Elt3Trampolines, TheFloorPreservesEverythingAndRecordsNothing) {
   RegisterDump dump{};
   umbra_test_call_hook(&umbra_elt3_noop, 0x42, 0x43, &dump, GetParam());

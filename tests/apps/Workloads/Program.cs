@@ -3,6 +3,7 @@
 //   gc           1,000,000 small allocations with some survivors (dozens of gen0 collections)
 //   deep N       recursion N deep on a thread with a 1 GiB stack, spinning 300 ms at the bottom
 //   threads N    N threads alive at once, each calling Work() 10 times
+//   hot N        2 threads, each calling Tiny() N times in a tight loop (most of their time is spent in the hooks)
 //   soak S       S seconds of steady work (calls, allocations, async, a new thread each second);
 //                prints the process's RSS once a minute after a full GC
 using System;
@@ -29,6 +30,7 @@ public static class Program
             case "gc": RunGc(); break;
             case "deep": RunDeep(n); break;
             case "threads": RunThreads(n); break;
+            case "hot": RunHot(n); break;
             case "soak": RunSoak(n); break;
             default: Console.Error.WriteLine($"unknown workload '{what}'"); return 2;
         }
@@ -124,6 +126,30 @@ public static class Program
 
     [MethodImpl(MethodImplOptions.NoInlining)]
     static int Work(int k) => k & 1;
+
+    static void RunHot(int calls)
+    {
+        var threads = new Thread[2];
+        long total = 0;
+        for (int i = 0; i < threads.Length; i++)
+        {
+            threads[i] = new Thread(() => Interlocked.Add(ref total, HotLoop(calls)));
+            threads[i].Start();
+        }
+        foreach (var t in threads) t.Join();
+        Console.WriteLine($"hot calls={total}");
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static long HotLoop(int calls)
+    {
+        long acc = 0;
+        for (int i = 0; i < calls; i++) acc += Tiny(i);
+        return acc;
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static int Tiny(int i) => 1;
 
     static void RunSoak(int seconds)
     {
