@@ -1,15 +1,32 @@
 // The ELT3 trampolines' fast path: the common enter (a loop re-entering the node it just left) and the common leave
 // (the function on top of the stack returns), done without saving the vector registers.
 //
-// This file is compiled with -mno-sse -mno-mmx, so nothing here touches a vector register, and the functions call
-// nothing (ThreadShadow's try_enter/try_leave are always inlined; the ctest hooks.fast_path_calls_nothing checks the
-// built library): the trampolines save only the general scratch registers around them. Sanitizer builds instrument
-// every access with calls, so there the fast path always answers false and the slow path does the work.
+// This file is compiled with -mno-sse -mno-mmx (-mgeneral-regs-only would reject the standard headers' long double
+// functions), so nothing here touches a vector register; x87 instructions are still possible and the check below
+// rejects them. The functions call nothing (everything they use is always inlined; tests/tools/check_fast_path_calls_nothing.sh checks
+// the built library after every link): the trampolines save only the general scratch registers around them.
+// Sanitizers instrument every access with calls, so their builds never take the fast path: the slow path does the
+// work.
 #include "hooks/shadow_hooks.h"
 #include "hooks/thread_shadow.h"
 #include "hooks/tick_clock.h"
 
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define UMBRA_NO_ELT3_FAST_PATH 1
+#endif
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(undefined_behavior_sanitizer)
+#define UMBRA_NO_ELT3_FAST_PATH 1
+#endif
+#endif
+
 extern "C" {
+
+#ifdef UMBRA_NO_ELT3_FAST_PATH
+const bool umbra_elt3_fast_path_built = false;
+#else
+const bool umbra_elt3_fast_path_built = true;
+#endif
 
 bool umbra_elt3_try_enter(umbra::clr::FunctionIDOrClientID function) {
 #ifdef UMBRA_NO_ELT3_FAST_PATH

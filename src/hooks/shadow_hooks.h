@@ -54,6 +54,8 @@ void umbra_elt3_noop(umbra::clr::FunctionIDOrClientID);
 // Compiled without vector instructions and calling nothing, so they clobber only general scratch registers.
 bool umbra_elt3_try_enter(umbra::clr::FunctionIDOrClientID);
 bool umbra_elt3_try_leave(umbra::clr::FunctionIDOrClientID);
+// False where the fast path is compiled out (sanitizer builds): the functions above then always answer false.
+extern const bool umbra_elt3_fast_path_built;
 // The slow path: what the trampolines call, with every register the managed code needs already saved.
 void umbra_elt3_on_enter(umbra::clr::FunctionIDOrClientID);
 void umbra_elt3_on_leave(umbra::clr::FunctionIDOrClientID);

@@ -12,7 +12,7 @@
 
 namespace umbra {
 
-inline uint64_t read_ticks() {
+__attribute__((always_inline)) inline uint64_t read_ticks() {
 #if defined(__x86_64__)
   return __rdtsc();
 #else
@@ -32,7 +32,7 @@ struct alignas(64) HookClock {
 };
 inline HookClock g_hook_clock;
 
-inline uint64_t hook_ticks() {
+__attribute__((always_inline)) inline uint64_t hook_ticks() {
   if (g_hook_clock.exact.load(std::memory_order_relaxed)) return read_ticks();
   return g_hook_clock.coarse_ticks.load(std::memory_order_relaxed);
 }

@@ -1,6 +1,7 @@
 #!/bin/sh
 # The ELT3 trampolines save only the general scratch registers around umbra_elt3_try_enter/leave: that is safe
-# only while those functions call nothing and use no vector or x87 register. Checks the built library.
+# only while those functions call nothing and use no vector or x87 register. Checks the built library (run after
+# every link of libumbra.so, and as a test).
 # Usage: check_fast_path_calls_nothing.sh path/to/libumbra.so
 set -eu
 library=$1
@@ -12,8 +13,8 @@ for function in umbra_elt3_try_enter umbra_elt3_try_leave; do
     status=1
     continue
   fi
-  # Any call, any jump whose target is not inside the function itself, any vector or x87 register.
-  bad=$(printf '%s\n' "$body" | grep -E 'call|%[xyz]mm|%mm[0-7]|%st|[[:space:]]j[a-z]* ' \
+  # Any call, any jump whose target is not inside the function itself, any vector register, any x87 instruction.
+  bad=$(printf '%s\n' "$body" | grep -E 'call|%[xyz]mm|%mm[0-7]|%st|[[:space:]]j[a-z]* |:[[:space:]]+f[a-z0-9]+' \
     | grep -v "<$function+0x" || true)
   if [ -n "$bad" ]; then
     echo "$function must call nothing and use no vector register; found:"

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <tuple>
 
 #include "hooks/shadow_hooks.h"
 #include "shadow_limits.h"
@@ -41,18 +42,23 @@ void expect_preserved(const RegisterDump& d, uint64_t r14, uint64_t rdi) {
 
 clr::ThreadID test_thread_id() { return 77; }
 
-class Elt3Trampolines : public ::testing::TestWithParam<uint64_t> {
+// A prepared pool for the calling thread's first hook; its shadow is forgotten afterwards.
+class Elt3Hooks {
  protected:
-  void SetUp() override {
+  Elt3Hooks() {
     pool_.prepare(1);
     hooks::install_pool(&pool_, &test_thread_id);
   }
-  void TearDown() override {
+  ~Elt3Hooks() {
     hooks::release_current_shadow();
     hooks::install_pool(nullptr, nullptr);
   }
   ShadowPool pool_{small_limits()};
 };
+
+class Elt3FastPath : public ::testing::Test, protected Elt3Hooks {};
+
+class Elt3Trampolines : public ::testing::TestWithParam<uint64_t>, protected Elt3Hooks {};
 
 TEST_P(Elt3Trampolines, PreserveEveryRegisterAndFeedTheShadowStack) {
   const uint64_t misalign = GetParam();
@@ -115,6 +121,50 @@ TEST_P(Elt3Trampolines, TheFloorPreservesEverythingAndRecordsNothing) {
   umbra_test_call_hook(&umbra_elt3_noop, 0x42, 0x43, &dump, GetParam());
   expect_preserved(dump, 0x42, 0x43);
   EXPECT_EQ(hooks::existing_shadow(), nullptr);
+}
+
+// The fast path answers the common enter and leave and nothing else; when it declines, nothing has changed.
+TEST_F(Elt3FastPath, AnswersOnlyTheCommonCasesAndOtherwiseChangesNothing) {
+  if (!umbra_elt3_fast_path_built) GTEST_SKIP() << "compiled out in sanitizer builds";
+  const clr::FunctionID outer = 0x1000, callee = 0x2000, target = 0x3000;
+  EXPECT_FALSE(umbra_elt3_try_enter(outer)) << "no shadow claimed yet";
+  EXPECT_EQ(hooks::existing_shadow(), nullptr);
+  umbra_elt3_on_enter(outer);
+  ThreadShadow* shadow = hooks::existing_shadow();
+  ASSERT_NE(shadow, nullptr);
+  auto state = [&] {
+    return std::make_tuple(shadow->depth(), shadow->current_node(), shadow->enters(), shadow->leaves());
+  };
+
+  auto before = state();
+  EXPECT_FALSE(umbra_elt3_try_enter(callee)) << "a call path not entered before";
+  EXPECT_EQ(state(), before);
+  umbra_elt3_on_enter(callee);
+  CallNode* callee_node = shadow->current_node();
+
+  before = state();
+  EXPECT_FALSE(umbra_elt3_try_leave(target)) << "not the function on top";
+  EXPECT_EQ(state(), before);
+  EXPECT_TRUE(umbra_elt3_try_leave(callee));
+  EXPECT_EQ(shadow->depth(), 1u);
+  EXPECT_TRUE(umbra_elt3_try_enter(callee)) << "the node just left, entered again";
+  EXPECT_EQ(shadow->current_node(), callee_node);
+  EXPECT_EQ(callee_node->calls.get(), 2u);
+
+  // A tail call leaves a pending tail entry: the caller's leave must not be taken for the callee's.
+  umbra_elt3_on_tailcall(callee);
+  before = state();
+  EXPECT_FALSE(umbra_elt3_try_leave(outer));
+  EXPECT_EQ(state(), before);
+  umbra_elt3_on_enter(target);
+  EXPECT_EQ(shadow->current_node()->tail_entries.get(), 1u);
+  EXPECT_TRUE(umbra_elt3_try_leave(target));
+  EXPECT_TRUE(umbra_elt3_try_leave(outer));
+
+  before = state();
+  EXPECT_FALSE(umbra_elt3_try_leave(outer)) << "an empty stack";
+  EXPECT_EQ(state(), before);
+  EXPECT_EQ(shadow->depth(), 0u);
 }
 
 INSTANTIATE_TEST_SUITE_P(StackAlignment, Elt3Trampolines, ::testing::Values(0u, 1u));
