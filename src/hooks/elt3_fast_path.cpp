@@ -2,11 +2,11 @@
 // (the function on top of the stack returns), done without saving the vector registers.
 //
 // This file is compiled with -mno-sse -mno-mmx (-mgeneral-regs-only would reject the standard headers' long double
-// functions), so nothing here touches a vector register; x87 instructions are still possible and the check below
-// rejects them. The functions call nothing (everything they use is always inlined; tests/tools/check_fast_path_calls_nothing.sh checks
-// the built library after every link): the trampolines save only the general scratch registers around them.
-// Sanitizers instrument every access with calls, so their builds never take the fast path: the slow path does the
-// work.
+// functions), so nothing here touches a vector register; x87 instructions are still possible, and the check below
+// rejects them. The functions call nothing (everything they use is always inlined;
+// tests/tools/check_fast_path_calls_nothing.sh checks the built library after every link): the trampolines save
+// only the general scratch registers around them. Sanitizers instrument every access with calls, so their builds
+// never take the fast path: the slow path does the work.
 #include "hooks/shadow_hooks.h"
 #include "hooks/thread_shadow.h"
 #include "hooks/tick_clock.h"
@@ -20,30 +20,26 @@
 #endif
 #endif
 
+namespace {
+#ifdef UMBRA_NO_ELT3_FAST_PATH
+constexpr bool kFastPath = false;
+#else
+constexpr bool kFastPath = true;
+#endif
+}  // namespace
+
 extern "C" {
 
-#ifdef UMBRA_NO_ELT3_FAST_PATH
-const bool umbra_elt3_fast_path_built = false;
-#else
-const bool umbra_elt3_fast_path_built = true;
-#endif
+const bool umbra_elt3_fast_path_built = kFastPath;
 
 bool umbra_elt3_try_enter(umbra::clr::FunctionIDOrClientID function) {
-#ifdef UMBRA_NO_ELT3_FAST_PATH
-  return false;
-#else
   umbra::ThreadShadow* shadow = umbra::hooks::t_shadow;
-  return shadow != nullptr && shadow->try_enter(function, umbra::hook_ticks());
-#endif
+  return kFastPath && shadow != nullptr && shadow->try_enter(function, umbra::hook_ticks());
 }
 
 bool umbra_elt3_try_leave(umbra::clr::FunctionIDOrClientID function) {
-#ifdef UMBRA_NO_ELT3_FAST_PATH
-  return false;
-#else
   umbra::ThreadShadow* shadow = umbra::hooks::t_shadow;
-  return shadow != nullptr && shadow->try_leave(function, umbra::hook_ticks());
-#endif
+  return kFastPath && shadow != nullptr && shadow->try_leave(function, umbra::hook_ticks());
 }
 
 }  // extern "C"

@@ -9,7 +9,9 @@ namespace umbra {
 
 class OwnerCounter {
  public:
-  __attribute__((always_inline)) void add(uint64_t delta) { value_.store(value_.load(std::memory_order_relaxed) + delta, std::memory_order_relaxed); }
+  __attribute__((always_inline)) void add(uint64_t delta) {
+    value_.store(value_.load(std::memory_order_relaxed) + delta, std::memory_order_relaxed);
+  }
   uint64_t get() const { return value_.load(std::memory_order_relaxed); }
 
  private:
