@@ -2,9 +2,11 @@
 
 #include "snapshot/unwind_info.h"
 
+#include <linux/futex.h>
 #include <signal.h>
 #include <ucontext.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -14,6 +16,20 @@ namespace umbra {
 namespace {
 
 int g_signal = 0;
+
+// The futex word of a round: requests sent and not yet answered. It changes with every answer, so a requester
+// that read it before deciding to sleep cannot miss one.
+std::atomic<int32_t> g_outstanding{0};
+static_assert(sizeof(g_outstanding) == sizeof(int32_t) && std::atomic<int32_t>::is_always_lock_free);
+
+int* futex_word() { return reinterpret_cast<int*>(&g_outstanding); }
+
+// Async-signal-safe. Wakes the requester once nothing is outstanding; a count driven below zero by a late answer
+// from an earlier round wakes it at every answer (early, never late).
+void count_answer() {
+  if (g_outstanding.fetch_sub(1, std::memory_order_acq_rel) - 1 <= 0)
+    syscall(SYS_futex, futex_word(), FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
+}
 
 // Async-signal-safe: only libunwind local unwinding (per-thread caching) and atomics on the capture.
 // ThreadSanitizer does not model a signal's delivery as ordering; tests/tsan.supp says so for this handler.
@@ -57,6 +73,7 @@ void on_capture_signal(int, siginfo_t* info, void* ucontext) {
     capture->stop_ip = stop_ip;
     capture->truncated = truncated;
     capture->state.store(NativeCapture::kDone, std::memory_order_release);
+    count_answer();
   }
   errno = saved_errno;
 }
@@ -98,7 +115,9 @@ bool request_native_capture(pid_t tid, NativeCapture& capture) {
   info.si_uid = getuid();
   info.si_value.sival_ptr = &capture;
   capture.signal_queued.store(true, std::memory_order_release);
+  g_outstanding.fetch_add(1, std::memory_order_acq_rel);  // before the signal: the answer may come at once
   if (syscall(SYS_rt_tgsigqueueinfo, getpid(), tid, g_signal, &info) == 0) return true;
+  g_outstanding.fetch_sub(1, std::memory_order_acq_rel);
   capture.signal_queued.store(false, std::memory_order_release);
   cancel_native_capture(capture);
   return false;
@@ -107,6 +126,17 @@ bool request_native_capture(pid_t tid, NativeCapture& capture) {
 bool cancel_native_capture(NativeCapture& capture) {
   uint32_t expected = NativeCapture::kRequested;
   return capture.state.compare_exchange_strong(expected, NativeCapture::kIdle, std::memory_order_acq_rel);
+}
+
+void begin_native_capture_round() { g_outstanding.store(0, std::memory_order_release); }
+
+uint32_t native_capture_answers() { return uint32_t(g_outstanding.load(std::memory_order_acquire)); }
+
+void wait_for_native_capture_answer(uint32_t seen, std::chrono::nanoseconds timeout) {
+  if (timeout.count() <= 0) return;
+  timespec relative{time_t(timeout.count() / 1000000000), long(timeout.count() % 1000000000)};
+  // EAGAIN (an answer came after `seen`), EINTR and ETIMEDOUT all mean: look again.
+  syscall(SYS_futex, futex_word(), FUTEX_WAIT_PRIVATE, int(seen), &relative, nullptr, 0);
 }
 
 }  // namespace umbra

@@ -4,8 +4,11 @@
 //
 // Contract:
 // - The handler is async-signal-safe: it touches only the NativeCapture it was handed (validated by a magic
-//   value and a request number), never locks, allocates or logs, and saves errno. It is a no-op for signals that
-//   are not umbra's requests.
+//   value and a request number) and the count of outstanding requests, never locks, allocates or logs, and saves
+//   errno. It is a no-op for signals that are not umbra's requests.
+// - The requester sleeps once per round, not in a polling loop: the handler that brings the count of outstanding
+//   requests to zero wakes it (a futex wake, async-signal-safe). On a machine whose cores are all busy, each
+//   wake-up of the requester takes a core from the program.
 // - A NativeCapture is never freed while a request is in flight (the owner waits for, or abandons, it).
 // - Lock order: none (the handler takes no lock; the sampler holds none while waiting).
 #pragma once
@@ -13,6 +16,7 @@
 #include <sys/types.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 
 namespace umbra {
@@ -42,5 +46,13 @@ int install_native_capture_handler();
 bool request_native_capture(pid_t tid, NativeCapture& capture);
 // Withdraws a request the thread has not started on. False if the handler is capturing or has finished.
 bool cancel_native_capture(NativeCapture& capture);
+
+// A round of requests, for one requester at a time: begin it before its requests, then loop
+//   seen = native_capture_answers(); if nothing is pending any more, stop; wait_for_native_capture_answer(seen, t);
+// The wait returns when an answer arrives after `seen` was read (at once if one already has), or after `timeout`.
+// An answer from an earlier round that arrives late only wakes the requester early; it never makes it miss one.
+void begin_native_capture_round();
+uint32_t native_capture_answers();
+void wait_for_native_capture_answer(uint32_t seen, std::chrono::nanoseconds timeout);
 
 }  // namespace umbra

@@ -156,6 +156,7 @@ void Sampler::read_cpu_before_walks() {
 
 void Sampler::capture_native_tops() {
   if (!stats_.native_tops) return;
+  begin_native_capture_round();
   bool any = false;
   for (auto& t : targets_) {
     pid_t tid = t->os_tid.load(std::memory_order_relaxed);
@@ -165,17 +166,19 @@ void Sampler::capture_native_tops() {
     any |= request_native_capture(tid, t->capture);
   }
   if (!any) return;
-  // A thread that answers too late is sampled without its top (native_top_timeout).
+  // A thread that answers too late is sampled without its top (native_top_timeout). The sampler sleeps until the
+  // last answer wakes it: the threads being waited for need the CPU to run their handlers.
   auto deadline = std::chrono::steady_clock::now() + native_top_wait(options_.interval_ms);
   for (;;) {
+    uint32_t seen = native_capture_answers();
     bool pending = false;
     for (auto& t : targets_) {
       uint32_t s = t->capture.state.load(std::memory_order_acquire);
       pending |= s == NativeCapture::kRequested || s == NativeCapture::kCapturing;
     }
-    if (!pending || std::chrono::steady_clock::now() > deadline) break;
-    // Sleep, not spin: the threads being waited for need the CPU to run their handlers.
-    std::this_thread::sleep_for(std::chrono::microseconds(20));
+    auto now = std::chrono::steady_clock::now();
+    if (!pending || now > deadline) break;
+    wait_for_native_capture_answer(seen, deadline - now);
   }
 }
 

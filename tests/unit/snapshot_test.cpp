@@ -1,6 +1,8 @@
 // The sampler's parts that need no runtime: native-top capture by signal, unwinding from a register context,
 // the sampled tree, and the walk guard ThreadDestroyed waits on.
 #include <gtest/gtest.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/syscall.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -78,6 +80,77 @@ TEST(NativeCapture, ARequestCanBeWithdrawnBeforeItIsAnswered) {
   EXPECT_EQ(capture.state.load(), NativeCapture::kIdle);
   capture.state = NativeCapture::kCapturing;
   EXPECT_FALSE(cancel_native_capture(capture));
+}
+
+// A thread that holds the capture signal blocked until told to take it: the test decides when the answer comes.
+class HeldAnswer {
+ public:
+  explicit HeldAnswer(int signal) : signal_(signal) {
+    thread_ = std::thread([this] {
+      sigset_t only;
+      sigemptyset(&only);
+      sigaddset(&only, signal_);
+      pthread_sigmask(SIG_BLOCK, &only, nullptr);
+      tid_ = pid_t(syscall(SYS_gettid));
+      while (!release_.load()) std::this_thread::sleep_for(std::chrono::microseconds(100));
+      pthread_sigmask(SIG_UNBLOCK, &only, nullptr);  // the queued request is answered here
+      umbra_test_native_busy(&stop_);
+    });
+    wait_for([&] { return tid_.load() != 0; });
+  }
+  ~HeldAnswer() {
+    release_ = true;
+    stop_ = true;
+    thread_.join();
+  }
+  pid_t tid() const { return tid_; }
+  void release() { release_ = true; }
+
+ private:
+  int signal_;
+  std::atomic<pid_t> tid_{0};
+  std::atomic<bool> release_{false}, stop_{false};
+  std::thread thread_;
+};
+
+// Waits as the sampler does; true if the answer ended the wait (long before the generous timeout).
+bool answered_before_timeout(NativeCapture& capture) {
+  auto timeout = std::chrono::seconds(20);
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    uint32_t seen = native_capture_answers();
+    if (capture.state.load() == NativeCapture::kDone) return true;
+    auto now = std::chrono::steady_clock::now();
+    if (now >= deadline) return false;
+    wait_for_native_capture_answer(seen, deadline - now);
+    if (std::chrono::steady_clock::now() >= deadline) return false;  // woken by the timeout, not by the answer
+  }
+}
+
+TEST(NativeCaptureRound, TheAnswerWakesTheRequester) {
+  int signal = install_native_capture_handler();
+  ASSERT_NE(signal, 0);
+  HeldAnswer target(signal);
+  auto capture = std::make_unique<NativeCapture>();
+  begin_native_capture_round();
+  ASSERT_TRUE(request_native_capture(target.tid(), *capture));
+  EXPECT_EQ(int32_t(native_capture_answers()), 1);  // outstanding
+  target.release();
+  EXPECT_TRUE(answered_before_timeout(*capture));
+  EXPECT_EQ(int32_t(native_capture_answers()), 0);
+}
+
+TEST(NativeCaptureRound, AnAnswerFromAnEarlierRoundStillWakesTheRequester) {
+  int signal = install_native_capture_handler();
+  ASSERT_NE(signal, 0);
+  HeldAnswer target(signal);
+  auto capture = std::make_unique<NativeCapture>();
+  begin_native_capture_round();
+  ASSERT_TRUE(request_native_capture(target.tid(), *capture));
+  begin_native_capture_round();  // the next tick began before the answer came: its count is already zero
+  target.release();
+  EXPECT_TRUE(answered_before_timeout(*capture));
+  EXPECT_EQ(int32_t(native_capture_answers()), -1);
 }
 
 // A linux-x64 PAL CONTEXT carrying this function's registers, as the runtime would pass it, unwound `times` times
@@ -198,7 +271,7 @@ TEST(ThreadCpuTime, MovesWhileAThreadRunsAndStandsStillWhileItSleeps) {
   std::thread worker([&] {
     tid = pid_t(syscall(SYS_gettid));
     volatile uint64_t spin = 0;
-    while (phase.load() == 0) ++spin;
+    while (phase.load() == 0) spin = spin + 1;
     while (phase.load() == 1) std::this_thread::sleep_for(std::chrono::milliseconds(200));
   });
   while (tid.load() == 0) std::this_thread::yield();
