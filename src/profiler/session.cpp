@@ -190,6 +190,7 @@ void Session::add_sampler_stats(Report& report) {
   sampler.set("suspend_wait_ns_mean", s.snapshot_ticks ? s.suspend_wait_ns_total / s.snapshot_ticks : 0);
   sampler.set("tick_ns_mean", s.ticks ? s.tick_ns_total / s.ticks : 0);
   sampler.set("tick_ns_max", s.tick_ns_max);
+  sampler.set("cpu_ns_per_tick", s.ticks ? s.cpu_ns_total / s.ticks : 0);
   sampler.set("snapshot_ns_mean", s.snapshot_ticks ? s.snapshot_ns_total / s.snapshot_ticks : 0);
   if (config_.mode == Mode::kShadow) sampler.set("shadow_sample_ns_mean", s.ticks ? s.shadow_sample_ns_total / s.ticks : 0);
   sampler.set("native_tops", s.native_tops);

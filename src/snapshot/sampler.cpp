@@ -434,6 +434,7 @@ void Sampler::attribute() {
   stats_.snapshot_ticks += tick_.snapshot_ticks;
   stats_.snapshot_ns_total += tick_.snapshot_ns_total;
   stats_.tick_ns_max = std::max(stats_.tick_ns_max, tick_.tick_ns_max);
+  stats_.cpu_ns_total = current_thread_cpu_ns();
   for (size_t r = 0; r < kSampleDropCount; ++r) stats_.drops[r] += tick_.drops[r];
 }
 

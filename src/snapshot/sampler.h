@@ -48,6 +48,9 @@ struct SamplerStats {
   uint64_t shadow_sample_ns_total = 0;  // shadow mode: counting each thread's current node
   uint64_t snapshot_ticks = 0;          // ticks that suspended the runtime
   uint64_t snapshot_ns_total = 0;       // their whole cost (in shadow mode: the reconciliation)
+  // The sampler thread's own CPU time so far, its sleeps and wake-ups included: on a machine whose cores are all
+  // busy, CPU time the program does not get.
+  uint64_t cpu_ns_total = 0;
   std::array<uint64_t, kSampleDropCount> drops{};
   bool native_tops = false;  // a signal was free for native-top capture
 };

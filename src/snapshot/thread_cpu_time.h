@@ -11,5 +11,7 @@
 namespace umbra {
 
 std::optional<uint64_t> thread_cpu_ns(pid_t tid);
+// The calling thread's own CPU time.
+uint64_t current_thread_cpu_ns();
 
 }  // namespace umbra

@@ -43,6 +43,9 @@ TEST(Sampled, ReportShapeAndUnchangedProgram) {
   ASSERT_NE(sampler, nullptr);
   EXPECT_GT(sampler->find("ticks")->as_uint(), 50u);
   EXPECT_GT(sampler->find("suspended_ns_max")->as_uint(), 0u);
+  // The sampler works at every tick and sleeps between ticks: its CPU time per tick is some, but less than a tick.
+  EXPECT_GT(sampler->find("cpu_ns_per_tick")->as_uint(), 0u);
+  EXPECT_LT(sampler->find("cpu_ns_per_tick")->as_uint(), sampler->find("interval_ms")->as_uint() * 1000000u);
   EXPECT_TRUE(sampler->find("native_tops")->as_bool());
   ASSERT_NE(sampler->find("drops"), nullptr);
   for_each_node(run.report, [](const JsonValue& n) {
