@@ -1,6 +1,6 @@
 // Counts the runtime's own sampler at work in an EventPipe trace (.nettrace): the SampleProfiler provider writes
 // one event per managed thread per tick, so the thread sampled most often was sampled at every tick.
-// Prints: ticks=N span_ms=T (first to last sample).
+// Prints ticks=N and span_ms=T (first to last sample), a line each.
 using System;
 using System.Collections.Generic;
 using System.Linq;
@@ -29,5 +29,6 @@ if (perThread.Count == 0)
     Console.Error.WriteLine($"no SampleProfiler events in {args[0]}");
     return 1;
 }
-Console.WriteLine($"ticks={perThread.Values.Max()} span_ms={last - first:F1}");
+Console.WriteLine($"ticks={perThread.Values.Max()}");
+Console.WriteLine($"span_ms={last - first:F1}");
 return 0;
