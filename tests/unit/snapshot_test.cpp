@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -127,29 +128,31 @@ bool answered_before_timeout(NativeCapture& capture) {
   }
 }
 
-TEST(NativeCaptureRound, TheAnswerWakesTheRequester) {
-  int signal = install_native_capture_handler();
-  ASSERT_NE(signal, 0);
-  HeldAnswer target(signal);
-  auto capture = std::make_unique<NativeCapture>();
-  begin_native_capture_round();
-  ASSERT_TRUE(request_native_capture(target.tid(), *capture));
+// One request to a thread that answers when told, sent in a round begun as the sampler begins one.
+class NativeCaptureRound : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    int signal = install_native_capture_handler();
+    ASSERT_NE(signal, 0);
+    target_ = std::make_unique<HeldAnswer>(signal);
+    begin_native_capture_round();
+    ASSERT_TRUE(request_native_capture(target_->tid(), *capture_));
+  }
+  std::unique_ptr<NativeCapture> capture_ = std::make_unique<NativeCapture>();
+  std::unique_ptr<HeldAnswer> target_;  // destroyed first: its thread may still answer into capture_
+};
+
+TEST_F(NativeCaptureRound, TheAnswerWakesTheRequester) {
   EXPECT_EQ(int32_t(native_capture_answers()), 1);  // outstanding
-  target.release();
-  EXPECT_TRUE(answered_before_timeout(*capture));
+  target_->release();
+  EXPECT_TRUE(answered_before_timeout(*capture_));
   EXPECT_EQ(int32_t(native_capture_answers()), 0);
 }
 
-TEST(NativeCaptureRound, AnAnswerFromAnEarlierRoundStillWakesTheRequester) {
-  int signal = install_native_capture_handler();
-  ASSERT_NE(signal, 0);
-  HeldAnswer target(signal);
-  auto capture = std::make_unique<NativeCapture>();
-  begin_native_capture_round();
-  ASSERT_TRUE(request_native_capture(target.tid(), *capture));
+TEST_F(NativeCaptureRound, AnAnswerFromAnEarlierRoundStillWakesTheRequester) {
   begin_native_capture_round();  // the next tick began before the answer came: its count is already zero
-  target.release();
-  EXPECT_TRUE(answered_before_timeout(*capture));
+  target_->release();
+  EXPECT_TRUE(answered_before_timeout(*capture_));
   EXPECT_EQ(int32_t(native_capture_answers()), -1);
 }
 
