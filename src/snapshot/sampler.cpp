@@ -126,8 +126,10 @@ void Sampler::tick() {
   } else {
     uint64_t suspended_at = monotonic_ns();
     walk_suspended();
-    info_.ResumeRuntime();
+    // Held until the resume is asked for: the threads it releases may preempt the sampler before the call returns
+    // (16 busy threads on 2 cores kept it from returning for 20 ms, which is not time the program was stopped).
     uint64_t held = monotonic_ns() - suspended_at;
+    info_.ResumeRuntime();
     tick_.suspensions = 1;
     tick_.suspended_ns_total = held;
     tick_.suspended_ns_max = held;
