@@ -338,12 +338,12 @@ def main():
     args = parser.parse_args()
     b = Bench(args.build, args.runs, args.quick)
     sections = {}
-    for name, fn in (("calls", call_overhead), ("sampling", shadow_sampling), ("slow", slowdown), ("mem", memory), ("start", startup),
-                     ("scale", scaling), ("micro", micro)):
+    for name, fn in (("calls", call_overhead), ("sampling", shadow_sampling), ("slow", slowdown), ("mem", memory),
+                     ("start", startup), ("scale", scaling), ("micro", micro)):
         print(f"== {name}", file=sys.stderr)
         sections[name] = fn(b)
-    generated = render(b, sections["calls"], sections["sampling"], sections["slow"], sections["mem"], sections["start"], sections["scale"],
-                       sections["micro"])
+    generated = render(b, sections["calls"], sections["sampling"], sections["slow"], sections["mem"], sections["start"],
+                       sections["scale"], sections["micro"])
     text = open(args.results).read() if os.path.exists(args.results) else f"# Benchmark results\n\n{BEGIN}\n{END}\n"
     if BEGIN in text and END in text:
         text = text[:text.index(BEGIN)] + generated + text[text.index(END) + len(END):]

@@ -47,12 +47,24 @@ bool request_native_capture(pid_t tid, NativeCapture& capture);
 // Withdraws a request the thread has not started on. False if the handler is capturing or has finished.
 bool cancel_native_capture(NativeCapture& capture);
 
-// A round of requests, for one requester at a time: begin it before its requests, then loop
-//   seen = native_capture_answers(); if nothing is pending any more, stop; wait_for_native_capture_answer(seen, t);
-// The wait returns when an answer arrives after `seen` was read (at once if one already has), or after `timeout`.
+// A round of requests, for one requester at a time: begin it before its requests, then wait for their answers.
 // An answer from an earlier round that arrives late only wakes the requester early; it never makes it miss one.
 void begin_native_capture_round();
 uint32_t native_capture_answers();
+// Returns when an answer arrives after `seen` was read (at once if one already has), or after `timeout`.
 void wait_for_native_capture_answer(uint32_t seen, std::chrono::nanoseconds timeout);
+
+// Sleeps until `pending()` is false, looking again after each answer, or until `deadline`. True if nothing is
+// pending any more.
+template <typename Pending>
+bool wait_for_native_captures(Pending&& pending, std::chrono::steady_clock::time_point deadline) {
+  for (;;) {
+    uint32_t seen = native_capture_answers();  // before looking: an answer after this ends the wait below
+    if (!pending()) return true;
+    auto now = std::chrono::steady_clock::now();
+    if (now > deadline) return false;
+    wait_for_native_capture_answer(seen, deadline - now);
+  }
+}
 
 }  // namespace umbra

@@ -170,18 +170,16 @@ void Sampler::capture_native_tops() {
   if (!any) return;
   // A thread that answers too late is sampled without its top (native_top_timeout). The sampler sleeps until the
   // last answer wakes it: the threads being waited for need the CPU to run their handlers.
-  auto deadline = std::chrono::steady_clock::now() + native_top_wait(options_.interval_ms);
-  for (;;) {
-    uint32_t seen = native_capture_answers();
-    bool pending = false;
-    for (auto& t : targets_) {
-      uint32_t s = t->capture.state.load(std::memory_order_acquire);
-      pending |= s == NativeCapture::kRequested || s == NativeCapture::kCapturing;
-    }
-    auto now = std::chrono::steady_clock::now();
-    if (!pending || now > deadline) break;
-    wait_for_native_capture_answer(seen, deadline - now);
-  }
+  wait_for_native_captures(
+      [&] {
+        bool pending = false;
+        for (auto& t : targets_) {
+          uint32_t s = t->capture.state.load(std::memory_order_acquire);
+          pending |= s == NativeCapture::kRequested || s == NativeCapture::kCapturing;
+        }
+        return pending;
+      },
+      std::chrono::steady_clock::now() + native_top_wait(options_.interval_ms));
 }
 
 // Runtime suspended: no allocation, no lock, no logging below.

@@ -11,18 +11,19 @@ constexpr clockid_t kPerThread = 4, kScheduler = 2;
 
 clockid_t thread_cpu_clock(pid_t tid) { return clockid_t((~unsigned(tid)) << 3) | kPerThread | kScheduler; }
 
+std::optional<uint64_t> clock_ns(clockid_t clock) {
+  timespec ts{};
+  if (clock_gettime(clock, &ts) != 0) return std::nullopt;
+  return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
+}
+
 }  // namespace
 
 std::optional<uint64_t> thread_cpu_ns(pid_t tid) {
-  timespec ts{};
-  if (tid <= 0 || clock_gettime(thread_cpu_clock(tid), &ts) != 0) return std::nullopt;
-  return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
+  if (tid <= 0) return std::nullopt;
+  return clock_ns(thread_cpu_clock(tid));
 }
 
-uint64_t current_thread_cpu_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
-}
+uint64_t current_thread_cpu_ns() { return clock_ns(CLOCK_THREAD_CPUTIME_ID).value_or(0); }
 
 }  // namespace umbra

@@ -114,18 +114,12 @@ class HeldAnswer {
   std::thread thread_;
 };
 
-// Waits as the sampler does; true if the answer ended the wait (long before the generous timeout).
+// Waits as the sampler does; true if the answer ended the wait, long before the generous deadline (a wait that
+// ran to its deadline finds the capture done too, so the clock decides).
 bool answered_before_timeout(NativeCapture& capture) {
-  auto timeout = std::chrono::seconds(20);
-  auto deadline = std::chrono::steady_clock::now() + timeout;
-  for (;;) {
-    uint32_t seen = native_capture_answers();
-    if (capture.state.load() == NativeCapture::kDone) return true;
-    auto now = std::chrono::steady_clock::now();
-    if (now >= deadline) return false;
-    wait_for_native_capture_answer(seen, deadline - now);
-    if (std::chrono::steady_clock::now() >= deadline) return false;  // woken by the timeout, not by the answer
-  }
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  bool done = wait_for_native_captures([&] { return capture.state.load() != NativeCapture::kDone; }, deadline);
+  return done && std::chrono::steady_clock::now() < deadline;
 }
 
 // One request to a thread that answers when told, sent in a round begun as the sampler begins one.
