@@ -1,11 +1,16 @@
 #include "profiler/log.h"
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <memory>
+#include <mutex>
 
-#include <spdlog/sinks/basic_file_sink.h>
+#include <spdlog/sinks/base_sink.h>
 #include <spdlog/sinks/null_sink.h>
 #include <spdlog/sinks/stdout_sinks.h>
+
+#include "util/private_files.h"
 
 namespace umbra::log {
 namespace {
@@ -18,12 +23,35 @@ std::shared_ptr<spdlog::logger>& logger() {
 // Where always() writes; nullptr when a log file could not be opened (then nothing is said rather than harm).
 FILE* g_always = stderr;
 
-spdlog::sink_ptr file_sink(const std::string& file) {
-  try {
-    return std::make_shared<spdlog::sinks::basic_file_sink_mt>(file, false);
-  } catch (const spdlog::spdlog_ex&) {
-    return std::make_shared<spdlog::sinks::null_sink_mt>();
+// spdlog's own file sink opens by name (following links); this one writes to a file opened safely.
+class OpenFileSink final : public spdlog::sinks::base_sink<std::mutex> {
+ public:
+  explicit OpenFileSink(FILE* file) : file_(file) {}
+
+ protected:
+  void sink_it_(const spdlog::details::log_msg& msg) override {
+    spdlog::memory_buf_t formatted;
+    formatter_->format(msg, formatted);
+    std::fwrite(formatted.data(), 1, formatted.size(), file_);
   }
+  void flush_() override { std::fflush(file_); }
+
+ private:
+  FILE* file_;
+};
+
+// The log file of a process the program started: created new, or an earlier log of this user appended to; a link
+// or another user's file at that name is not used, and the log goes to a new private directory instead.
+FILE* open_log(const std::string& file) {
+  std::string error;
+  int fd = open_log_file(file, error);
+  if (fd < 0) {
+    if (auto directory = make_private_directory(error))
+      fd = open_log_file(*directory + "/umbra-" + std::to_string(::getpid()) + ".log", error);
+  }
+  FILE* f = fd >= 0 ? ::fdopen(fd, "a") : nullptr;
+  if (f == nullptr && fd >= 0) ::close(fd);
+  return f;
 }
 
 }  // namespace
@@ -33,8 +61,9 @@ void init(const std::string& level, const std::string& file) {
   if (file.empty()) {
     sink = std::make_shared<spdlog::sinks::stderr_sink_mt>();
   } else {
-    g_always = std::fopen(file.c_str(), "ae");
-    sink = file_sink(file);
+    g_always = open_log(file);
+    if (g_always) sink = std::make_shared<OpenFileSink>(g_always);
+    else sink = std::make_shared<spdlog::sinks::null_sink_mt>();
   }
   auto l = std::make_shared<spdlog::logger>("umbra", std::move(sink));
   l->set_pattern("umbra: %v");

@@ -1,49 +1,38 @@
 #include "report/output_files.h"
 
-#include <cerrno>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
+#include <unistd.h>
+
+#include <optional>
 
 #include "report/json_writer.h"
 #include "report/html_writer.h"
 #include "report/speedscope_writer.h"
 #include "report/text_writer.h"
+#include "util/private_files.h"
 
 namespace umbra {
 namespace {
 
-// Writes to a temporary file beside `path`, then renames it: a reader (or a process ending mid-write) never sees
-// a half-written report.
-bool write_file(const std::string& path, const std::string& content, std::string& error) {
-  std::string temporary = path + ".tmp";
-  FILE* f = std::fopen(temporary.c_str(), "w");
-  if (!f) {
-    error = std::strerror(errno);
-    return false;
+// Where reports go when the prefix cannot be written: a new directory only this user can enter, made once per
+// report (a predictable name in a shared /tmp could be a link planted by another user).
+class Fallback {
+ public:
+  explicit Fallback(int64_t pid) : pid_(pid) {}
+  ~Fallback() {
+    if (directory_) ::rmdir(directory_->c_str());  // only if nothing could be written there
   }
-  bool ok = std::fwrite(content.data(), 1, content.size(), f) == content.size();
-  int saved = errno;
-  if (std::fclose(f) != 0 && ok) {
-    ok = false;
-    saved = errno;
+  std::optional<std::string> prefix(std::string& error) {
+    if (!directory_ && error_.empty()) directory_ = make_private_directory(error_);
+    error = error_;
+    if (!directory_) return std::nullopt;
+    return *directory_ + "/umbra-" + std::to_string(pid_);
   }
-  if (ok && std::rename(temporary.c_str(), path.c_str()) != 0) {
-    ok = false;
-    saved = errno;
-  }
-  if (!ok) {
-    error = std::strerror(saved);
-    std::remove(temporary.c_str());
-  }
-  return ok;
-}
 
-std::string fallback_prefix(int64_t pid) {
-  const char* tmp = std::getenv("TMPDIR");
-  std::string dir = tmp && *tmp ? tmp : "/tmp";
-  return dir + "/umbra-" + std::to_string(pid);
-}
+ private:
+  int64_t pid_;
+  std::optional<std::string> directory_;
+  std::string error_;
+};
 
 }  // namespace
 
@@ -65,21 +54,24 @@ std::string render_format(const Report& report, const std::string& format, const
 std::vector<std::string> write_report_files(const Report& report, const OutputRequest& request,
                                             const std::function<void(const std::string&)>& warn) {
   std::vector<std::string> written;
+  Fallback fallback(request.pid);
+  const mode_t mode = default_file_mode();
   for (const auto& format : request.formats) {
     std::string content = render_format(report, format, request);
     std::string path = request.prefix + format_extension(format);
     std::string error;
-    if (write_file(path, content, error)) {
+    if (replace_file(path, content, mode, error)) {
       written.push_back(path);
       continue;
     }
-    std::string fallback = fallback_prefix(request.pid) + format_extension(format);
     std::string fallback_error;
-    if (fallback != path && write_file(fallback, content, fallback_error)) {
-      warn("cannot write '" + path + "' (" + error + "); wrote " + fallback + " instead");
-      written.push_back(fallback);
+    std::optional<std::string> fallback_prefix = fallback.prefix(fallback_error);
+    std::string fallback_path = fallback_prefix.value_or("") + format_extension(format);
+    if (fallback_prefix && replace_file(fallback_path, content, 0600, fallback_error)) {
+      warn("cannot write '" + path + "' (" + error + "); wrote " + fallback_path + " instead");
+      written.push_back(fallback_path);
     } else {
-      warn("cannot write '" + path + "' (" + error + ") nor '" + fallback + "' (" + fallback_error +
+      warn("cannot write '" + path + "' (" + error + ") nor a fallback in $TMPDIR (" + fallback_error +
            "); the " + format + " report is lost");
     }
   }

@@ -1,5 +1,7 @@
 // Writes the chosen formats of a report to <prefix>.<ext>. If the prefix cannot be written, the report goes to a
-// fallback prefix ($TMPDIR or /tmp, umbra-<pid>) and one line says so; nothing is lost silently.
+// new private directory ($TMPDIR/umbra-XXXXXX, mode 0700, files 0600) and one line says so; nothing is lost
+// silently. Files are created new (never through a link or an existing file: util/private_files.h), with the mode
+// the user's umask gives, and renamed into place once whole.
 #pragma once
 
 #include <functional>
@@ -13,7 +15,7 @@ namespace umbra {
 
 struct OutputRequest {
   std::string prefix;
-  std::vector<std::string> formats;  // "json", "text", "collapsed", "speedscope"
+  std::vector<std::string> formats;  // "json", "text", "collapsed", "speedscope", "html"
   double min_percent = 0.5;
   int64_t pid = 0;
   CollapsedOptions collapsed;

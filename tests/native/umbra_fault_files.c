@@ -1,22 +1,28 @@
 /* Preloaded into a profiled program to give umbra's report writer the errors of a full or read-only file system
    without mounting one (which needs privileges a test run may not have):
-     UMBRA_FAULT_FULL_DIR=D      files opened for writing under D are /dev/full: every write fails with ENOSPC
+     UMBRA_FAULT_FULL_DIR=D      files opened for writing under D accept no data: every write fails with ENOSPC
      UMBRA_FAULT_READONLY_DIR=D  opening a file for writing under D fails with EROFS
-   Only fopen is intercepted: it is what umbra's writer uses. */
+   open, open64, fopen and fopen64 are intercepted (umbra's writer opens with open and writes with write). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+enum { kTrackedFds = 4096 };
+static volatile char g_full[kTrackedFds]; /* descriptors opened under UMBRA_FAULT_FULL_DIR */
 
 static int under(const char* path, const char* variable) {
   const char* dir = getenv(variable);
   size_t n = dir ? strlen(dir) : 0;
-  return n > 0 && strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0');
+  return path && n > 0 && strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0');
 }
 
-static FILE* faulty_open(const char* path, const char* mode, FILE* (*real)(const char*, const char*)) {
+static FILE* faulty_fopen(const char* path, const char* mode, FILE* (*real)(const char*, const char*)) {
   int writing = strpbrk(mode, "wa+") != NULL;
   if (writing && under(path, "UMBRA_FAULT_FULL_DIR")) return real("/dev/full", mode);
   if (writing && under(path, "UMBRA_FAULT_READONLY_DIR")) {
@@ -26,14 +32,68 @@ static FILE* faulty_open(const char* path, const char* mode, FILE* (*real)(const
   return real(path, mode);
 }
 
-__attribute__((visibility("default"))) FILE* fopen(const char* path, const char* mode) {
-  static FILE* (*real)(const char*, const char*);
-  if (!real) real = (FILE * (*)(const char*, const char*)) dlsym(RTLD_NEXT, "fopen");
-  return faulty_open(path, mode, real);
+static int faulty_open(const char* path, int flags, mode_t mode, int (*real)(const char*, int, ...)) {
+  int writing = (flags & O_ACCMODE) != O_RDONLY;
+  if (writing && under(path, "UMBRA_FAULT_READONLY_DIR")) {
+    errno = EROFS;
+    return -1;
+  }
+  int fd = real(path, flags, mode);
+  if (fd >= 0 && fd < kTrackedFds) g_full[fd] = writing && under(path, "UMBRA_FAULT_FULL_DIR");
+  return fd;
 }
 
-__attribute__((visibility("default"))) FILE* fopen64(const char* path, const char* mode) {
+#define EXPORT __attribute__((visibility("default")))
+
+EXPORT FILE* fopen(const char* path, const char* mode) {
+  static FILE* (*real)(const char*, const char*);
+  if (!real) real = (FILE * (*)(const char*, const char*)) dlsym(RTLD_NEXT, "fopen");
+  return faulty_fopen(path, mode, real);
+}
+
+EXPORT FILE* fopen64(const char* path, const char* mode) {
   static FILE* (*real)(const char*, const char*);
   if (!real) real = (FILE * (*)(const char*, const char*)) dlsym(RTLD_NEXT, "fopen64");
-  return faulty_open(path, mode, real);
+  return faulty_fopen(path, mode, real);
+}
+
+static mode_t mode_argument(int flags, va_list args) {
+  return (flags & (O_CREAT | O_TMPFILE)) ? (mode_t)va_arg(args, int) : 0;
+}
+
+EXPORT int open(const char* path, int flags, ...) {
+  static int (*real)(const char*, int, ...);
+  if (!real) real = (int (*)(const char*, int, ...))dlsym(RTLD_NEXT, "open");
+  va_list args;
+  va_start(args, flags);
+  mode_t mode = mode_argument(flags, args);
+  va_end(args);
+  return faulty_open(path, flags, mode, real);
+}
+
+EXPORT int open64(const char* path, int flags, ...) {
+  static int (*real)(const char*, int, ...);
+  if (!real) real = (int (*)(const char*, int, ...))dlsym(RTLD_NEXT, "open64");
+  va_list args;
+  va_start(args, flags);
+  mode_t mode = mode_argument(flags, args);
+  va_end(args);
+  return faulty_open(path, flags, mode, real);
+}
+
+EXPORT ssize_t write(int fd, const void* data, size_t size) {
+  static ssize_t (*real)(int, const void*, size_t);
+  if (!real) real = (ssize_t(*)(int, const void*, size_t))dlsym(RTLD_NEXT, "write");
+  if (fd >= 0 && fd < kTrackedFds && g_full[fd] && size > 0) {
+    errno = ENOSPC;
+    return -1;
+  }
+  return real(fd, data, size);
+}
+
+EXPORT int close(int fd) {
+  static int (*real)(int);
+  if (!real) real = (int (*)(int))dlsym(RTLD_NEXT, "close");
+  if (fd >= 0 && fd < kTrackedFds) g_full[fd] = 0;
+  return real(fd);
 }
