@@ -3,7 +3,9 @@
 #include "snapshot/unwind_info.h"
 
 #include <linux/futex.h>
+#include <setjmp.h>
 #include <signal.h>
+#include <sys/random.h>
 #include <ucontext.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -31,47 +33,157 @@ void count_answer() {
     syscall(SYS_futex, futex_word(), FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
 }
 
-// Async-signal-safe: only libunwind local unwinding (per-thread caching) and atomics on the capture.
+// The table the signal's value indexes: captures never move, and a slot is cleared before its capture is freed.
+constexpr uint32_t kMaxSlots = 1u << 16;
+std::atomic<NativeCapture*> g_slots[kMaxSlots];
+std::atomic<uint32_t> g_slots_used{0};
+
+// Random per process: a value forged by another process does not name a capture.
+uint32_t make_cookie() {
+  uint32_t cookie = 0;
+  while (cookie == 0)
+    if (getrandom(&cookie, sizeof cookie, 0) != sizeof cookie) cookie = uint32_t(getpid()) * 2654435761u | 1u;
+  return cookie;
+}
+const uint32_t g_cookie = make_cookie();
+
+sigval value_naming(uint32_t slot) {
+  sigval value;
+  value.sival_ptr = reinterpret_cast<void*>((uint64_t(g_cookie) << 32) | slot);
+  return value;
+}
+
+// Async-signal-safe. The capture `value` names if it was requested of the calling thread; nullptr otherwise.
+NativeCapture* capture_named_by(sigval value) {
+  uint64_t bits = reinterpret_cast<uint64_t>(value.sival_ptr);
+  uint32_t slot = uint32_t(bits);
+  if (uint32_t(bits >> 32) != g_cookie || slot >= kMaxSlots) return nullptr;
+  NativeCapture* capture = g_slots[slot].load(std::memory_order_acquire);
+  if (capture == nullptr || capture->target_tid.load(std::memory_order_acquire) != pid_t(syscall(SYS_gettid)))
+    return nullptr;
+  return capture;
+}
+
+// Threads unwinding right now, so that a fault inside the unwinder returns to its capture. Few threads unwind at
+// once (one signal per thread per tick); a thread that finds every entry taken skips its unwind.
+struct Unwinding {
+  std::atomic<pid_t> tid{0};
+  sigjmp_buf* recover = nullptr;
+};
+constexpr int kMaxUnwinding = 64;
+Unwinding g_unwinding[kMaxUnwinding];
+std::atomic<int> g_unwinding_count{0};  // a fault elsewhere in the program costs one load when this is 0
+struct sigaction g_previous_fault_action[2];  // SIGSEGV, SIGBUS
+
+Unwinding* begin_unwinding(pid_t self, sigjmp_buf* recover) {
+  for (Unwinding& u : g_unwinding) {
+    pid_t free = 0;
+    if (u.tid.compare_exchange_strong(free, self, std::memory_order_acq_rel)) {
+      u.recover = recover;
+      g_unwinding_count.fetch_add(1, std::memory_order_acq_rel);
+      return &u;
+    }
+  }
+  return nullptr;
+}
+
+void end_unwinding(Unwinding* u) {
+  g_unwinding_count.fetch_sub(1, std::memory_order_acq_rel);
+  u->recover = nullptr;
+  u->tid.store(0, std::memory_order_release);
+}
+
+// A fault in the unwinder goes back to its capture; any other fault is the program's (or the runtime's: a
+// NullReferenceException is a SIGSEGV) and goes to the handler that was installed before.
+void on_fault(int signo, siginfo_t* info, void* ucontext) {
+  if (g_unwinding_count.load(std::memory_order_acquire) > 0) {
+    pid_t self = pid_t(syscall(SYS_gettid));
+    for (Unwinding& u : g_unwinding)
+      if (u.tid.load(std::memory_order_acquire) == self && u.recover != nullptr) siglongjmp(*u.recover, 1);
+  }
+  const struct sigaction& previous = g_previous_fault_action[signo == SIGSEGV ? 0 : 1];
+  if (previous.sa_flags & SA_SIGINFO) {
+    previous.sa_sigaction(signo, info, ucontext);
+  } else if (previous.sa_handler != SIG_DFL && previous.sa_handler != SIG_IGN) {
+    previous.sa_handler(signo);
+  } else {
+    // As if no handler were installed: the faulting instruction runs again and the default action ends the process.
+    signal(signo, SIG_DFL);
+    if (info == nullptr || info->si_code <= 0) raise(signo);  // sent by a process, not a fault: deliver it again
+  }
+}
+
+void install_fault_guard() {
+  int index = 0;
+  for (int signo : {SIGSEGV, SIGBUS}) {
+    struct sigaction current {};
+    sigaction(signo, nullptr, &current);
+    g_previous_fault_action[index++] = current;
+    struct sigaction action = current;  // the same flags (SA_ONSTACK for stack overflows) and mask
+    action.sa_sigaction = on_fault;
+    action.sa_flags = (current.sa_flags | SA_SIGINFO) & ~SA_RESETHAND;
+    sigaction(signo, &action, nullptr);
+  }
+}
+
+// Unwinds from the interrupted context into `capture`, ending at the first IP without unwind information.
+void unwind_native_top(NativeCapture& capture, void* ucontext) {
+  unw_cursor_t cursor;
+  uint32_t count = 0;
+  uintptr_t stop_ip = 0;
+  bool truncated = false;
+  auto interrupted_ip = uintptr_t(static_cast<ucontext_t*>(ucontext)->uc_mcontext.gregs[REG_RIP]);
+  if (outside_elf_code(interrupted_ip)) {
+    stop_ip = interrupted_ip;  // interrupted in managed code: no native top, and no libunwind lookup
+  } else if (unw_init_local2(&cursor, static_cast<unw_context_t*>(ucontext), UNW_INIT_SIGNAL_FRAME) == 0) {
+    for (;;) {
+      unw_word_t ip = 0;
+      if (unw_get_reg(&cursor, UNW_REG_IP, &ip) != 0 || ip == 0) break;
+      if (!has_unwind_info(cursor, ip)) {
+        stop_ip = ip;  // no unwind information: JIT-compiled code, where the managed stack begins
+        break;
+      }
+      if (count == NativeCapture::kMaxFrames) {
+        truncated = true;
+        break;
+      }
+      capture.frames[count++] = ip;
+      if (unw_step(&cursor) <= 0) break;
+    }
+  }
+  capture.count = count;
+  capture.stop_ip = stop_ip;
+  capture.truncated = truncated;
+}
+
+std::atomic<NativeUnwinder> g_unwinder{unwind_native_top};
+
+// Async-signal-safe: only libunwind local unwinding (per-thread caching), atomics and the validated capture.
 // ThreadSanitizer does not model a signal's delivery as ordering; tests/tsan.supp says so for this handler.
 void on_capture_signal(int, siginfo_t* info, void* ucontext) {
   int saved_errno = errno;
-  auto* capture = info && info->si_code == SI_QUEUE && info->si_pid == getpid()
-                      ? static_cast<NativeCapture*>(info->si_value.sival_ptr)
-                      : nullptr;
+  NativeCapture* capture =
+      info && info->si_code == SI_QUEUE && info->si_pid == getpid() ? capture_named_by(info->si_value) : nullptr;
   // An exchange, not a store: reading the requester's release store orders everything it wrote before this.
   if (capture != nullptr) capture->signal_queued.exchange(false, std::memory_order_acq_rel);
   uint32_t expected = NativeCapture::kRequested;
-  // The acquire load pairs with the request's release store, so everything the sampler wrote before signalling
-  // (the magic included) is visible here.
-  if (capture != nullptr && capture->state.load(std::memory_order_acquire) == NativeCapture::kRequested &&
-      capture->magic == NativeCapture::kMagic &&
+  if (capture != nullptr &&
       capture->state.compare_exchange_strong(expected, NativeCapture::kCapturing, std::memory_order_acq_rel)) {
-    unw_cursor_t cursor;
-    uint32_t count = 0;
-    uintptr_t stop_ip = 0;
-    bool truncated = false;
-    auto interrupted_ip = uintptr_t(static_cast<ucontext_t*>(ucontext)->uc_mcontext.gregs[REG_RIP]);
-    if (outside_elf_code(interrupted_ip)) {
-      stop_ip = interrupted_ip;  // interrupted in managed code: no native top, and no libunwind lookup
-    } else if (unw_init_local2(&cursor, static_cast<unw_context_t*>(ucontext), UNW_INIT_SIGNAL_FRAME) == 0) {
-      for (;;) {
-        unw_word_t ip = 0;
-        if (unw_get_reg(&cursor, UNW_REG_IP, &ip) != 0 || ip == 0) break;
-        if (!has_unwind_info(cursor, ip)) {
-          stop_ip = ip;  // no unwind information: JIT-compiled code, where the managed stack begins
-          break;
-        }
-        if (count == NativeCapture::kMaxFrames) {
-          truncated = true;
-          break;
-        }
-        capture->frames[count++] = ip;
-        if (unw_step(&cursor) <= 0) break;
-      }
+    capture->count = 0;
+    capture->faulted = false;
+    sigjmp_buf recover;
+    Unwinding* unwinding = begin_unwinding(pid_t(syscall(SYS_gettid)), &recover);
+    if (unwinding == nullptr) {
+      capture->stop_ip = 0;
+      capture->truncated = false;
+    } else if (sigsetjmp(recover, 1) == 0) {
+      g_unwinder.load(std::memory_order_acquire)(*capture, ucontext);
+    } else {
+      capture->count = 0;  // back from on_fault: the frames read so far may be garbage
+      capture->stop_ip = 0;
+      capture->faulted = true;
     }
-    capture->count = count;
-    capture->stop_ip = stop_ip;
-    capture->truncated = truncated;
+    if (unwinding) end_unwinding(unwinding);
     capture->state.store(NativeCapture::kDone, std::memory_order_release);
     count_answer();
   }
@@ -79,6 +191,24 @@ void on_capture_signal(int, siginfo_t* info, void* ucontext) {
 }
 
 }  // namespace
+
+NativeCapture::NativeCapture() : slot([this] {
+  uint32_t slot = g_slots_used.fetch_add(1, std::memory_order_acq_rel);
+  if (slot < kMaxSlots) {
+    g_slots[slot].store(this, std::memory_order_release);
+    return slot;
+  }
+  g_slots_used.store(kMaxSlots, std::memory_order_release);
+  for (uint32_t i = 0; i < kMaxSlots; ++i) {  // every slot handed out once: reuse a freed one
+    NativeCapture* free = nullptr;
+    if (g_slots[i].compare_exchange_strong(free, this, std::memory_order_acq_rel)) return i;
+  }
+  return kNoSlot;
+}()) {}
+
+NativeCapture::~NativeCapture() {
+  if (slot != kNoSlot) g_slots[slot].store(nullptr, std::memory_order_release);
+}
 
 int install_native_capture_handler() {
   if (g_signal != 0) return g_signal;
@@ -93,7 +223,11 @@ int install_native_capture_handler() {
     action.sa_sigaction = on_capture_signal;
     action.sa_flags = SA_SIGINFO | SA_RESTART;
     sigfillset(&action.sa_mask);
+    // A fault in the unwinder must reach on_fault, not kill the process as a blocked fault signal would.
+    sigdelset(&action.sa_mask, SIGSEGV);
+    sigdelset(&action.sa_mask, SIGBUS);
     if (sigaction(sig, &action, nullptr) == 0) {
+      install_fault_guard();
       g_signal = sig;
       return sig;
     }
@@ -101,11 +235,16 @@ int install_native_capture_handler() {
   return 0;
 }
 
+void replace_native_unwinder(NativeUnwinder unwinder) {
+  g_unwinder.store(unwinder ? unwinder : unwind_native_top, std::memory_order_release);
+}
+
 bool request_native_capture(pid_t tid, NativeCapture& capture) {
-  if (g_signal == 0) return false;
+  if (g_signal == 0 || capture.slot == NativeCapture::kNoSlot) return false;
   // A thread that has not taken the last signal yet (blocked, or not scheduled) gets no second one: real-time
   // signals queue, and a queue per tick would exhaust RLIMIT_SIGPENDING.
   if (capture.signal_queued.load(std::memory_order_acquire)) return false;
+  capture.target_tid.store(tid, std::memory_order_release);
   capture.state.store(NativeCapture::kRequested, std::memory_order_release);
   siginfo_t info;
   std::memset(&info, 0, sizeof info);
@@ -113,7 +252,7 @@ bool request_native_capture(pid_t tid, NativeCapture& capture) {
   info.si_code = SI_QUEUE;
   info.si_pid = getpid();
   info.si_uid = getuid();
-  info.si_value.sival_ptr = &capture;
+  info.si_value = value_naming(capture.slot);
   capture.signal_queued.store(true, std::memory_order_release);
   g_outstanding.fetch_add(1, std::memory_order_acq_rel);  // before the signal: the answer may come at once
   if (syscall(SYS_rt_tgsigqueueinfo, getpid(), tid, g_signal, &info) == 0) return true;

@@ -1,11 +1,15 @@
 // Captures the native frames at the top of a thread's stack, on the thread itself: the sampler queues a signal
-// whose value points at the thread's NativeCapture; the handler unwinds with libunwind from the interrupted
-// context until the first IP without unwind information (JIT-compiled code) and publishes the IPs.
+// whose value names the thread's NativeCapture by its slot in umbra's table of captures, together with a random
+// per-process cookie; the handler unwinds with libunwind from the interrupted context until the first IP without
+// unwind information (JIT-compiled code) and publishes the IPs.
 //
 // Contract:
-// - The handler is async-signal-safe: it touches only the NativeCapture it was handed (validated by a magic
-//   value and a request number) and the count of outstanding requests, never locks, allocates or logs, and saves
-//   errno. It is a no-op for signals that are not umbra's requests.
+// - The handler is async-signal-safe: it never locks, allocates or logs, and saves errno. Any process can queue a
+//   signal with any value (rt_sigqueueinfo): before touching anything the handler checks the cookie, the slot's
+//   bounds, that the slot holds a capture requested of this very thread, and its state. Anything else is a no-op.
+// - A fault while unwinding (a corrupt stack, a frame's unwind information pointing at unmapped memory) does not
+//   kill the program: a SIGSEGV/SIGBUS handler installed with the capture handler returns to the capture, which
+//   ends with no frames and `faulted` set; every other fault goes on to the handler that was there before.
 // - The requester sleeps once per round, not in a polling loop: the handler that brings the count of outstanding
 //   requests to zero wakes it (a futex wake, async-signal-safe). On a machine whose cores are all busy, each
 //   wake-up of the requester takes a core from the program.
@@ -22,17 +26,26 @@
 namespace umbra {
 
 struct NativeCapture {
-  static constexpr uint64_t kMagic = 0x756d6272614e5443ull;  // "umbraNTC"
   static constexpr int kMaxFrames = 128;
+  static constexpr uint32_t kNoSlot = ~uint32_t(0);
 
   enum State : uint32_t { kIdle, kRequested, kCapturing, kDone };
 
-  uint64_t magic = kMagic;
+  // Takes a slot in the table of captures (the signal's value names it); the destructor frees it. Without a free
+  // slot the capture can never be requested (request_native_capture answers false).
+  NativeCapture();
+  ~NativeCapture();
+  NativeCapture(const NativeCapture&) = delete;
+  NativeCapture& operator=(const NativeCapture&) = delete;
+
+  const uint32_t slot;
+  std::atomic<pid_t> target_tid{0};        // the thread asked: the handler answers only on that thread
   std::atomic<uint32_t> state{kIdle};
   std::atomic<bool> signal_queued{false};  // sent and not yet delivered: no second one is queued behind it
   uint64_t tick = 0;                       // the sampler's tick the request belongs to (sampler only)
   uint32_t count = 0;                // native frames above the first JIT-compiled IP
   bool truncated = false;            // more than kMaxFrames native frames
+  bool faulted = false;              // the unwinder faulted; no frames were kept
   uintptr_t stop_ip = 0;             // the first IP without unwind information (where managed code begins)
   uintptr_t frames[kMaxFrames];
 };
@@ -40,6 +53,11 @@ struct NativeCapture {
 // Installs the handler on a free real-time signal (one no other handler uses). Returns the signal, or 0 when
 // none is free (native tops are then not captured, and the sampler says so once).
 int install_native_capture_handler();
+
+// Replaces the unwinder the handler calls (nullptr restores libunwind's): tests make it fault on purpose, since
+// libunwind itself checks most addresses before reading them.
+using NativeUnwinder = void (*)(NativeCapture& capture, void* ucontext);
+void replace_native_unwinder(NativeUnwinder unwinder);
 
 // Asks thread `tid` of this process to fill `capture` (idle -> requested -> capturing -> done). False if the signal
 // could not be sent (the thread is gone); the capture is then idle again.

@@ -20,6 +20,7 @@ enum class SampleDrop : size_t {
   kFramesTruncated,       // the tick's frame buffer was full; the deepest frames were lost
   kNativeTopTimeout,      // the thread did not answer the native-top signal in time (sampled without it)
   kNativeTopStale,        // the thread left native code between signal and suspension (sampled without it)
+  kNativeTopFault,        // unwinding its native top faulted (a corrupt stack); sampled without it
   kCount
 };
 
@@ -28,7 +29,7 @@ inline constexpr size_t kSampleDropCount = static_cast<size_t>(SampleDrop::kCoun
 inline constexpr std::array<std::string_view, kSampleDropCount> kSampleDropNames = {
     "suspension_in_progress", "suspend_failed", "enum_threads_failed", "thread_not_yet_known", "thread_dying",
     "snapshot_unsafe",        "snapshot_failed", "no_frames",          "frames_truncated",     "native_top_timeout",
-    "native_top_stale",
+    "native_top_stale",       "native_top_fault",
 };
 
 }  // namespace umbra

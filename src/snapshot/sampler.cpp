@@ -353,7 +353,10 @@ Sampler::NativeTop Sampler::stitch_native_top(NativeCapture& capture, const Walk
     return NativeTop::kLost;  // a capture finishing now is counted stale at the next tick
   }
   NativeTop top = NativeTop::kNone;
-  if (capture.tick != tick_index_) {
+  if (capture.faulted) {
+    ++tick_.drops[static_cast<size_t>(SampleDrop::kNativeTopFault)];
+    top = NativeTop::kLost;
+  } else if (capture.tick != tick_index_) {
     ++tick_.drops[static_cast<size_t>(SampleDrop::kNativeTopStale)];  // answered too late, for an earlier tick
     top = NativeTop::kLost;
   } else if (capture.count > 0) {
