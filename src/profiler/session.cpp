@@ -284,13 +284,15 @@ void Session::finish(const char* trigger, bool runtime_usable, bool provisional)
   if (sampler_ && !provisional) sampler_->stop();
   if (!provisional) coarse_clock_.stop();
   if (!runtime_usable) names_.freeze();
-  run_on_large_stack([&] {
+  std::string error;
+  bool ran = run_on_large_stack([&] {
     Report report = build_report(trigger);
     OutputRequest request{config_.output_prefix, config_.formats, config_.min_percent, report.pid, {}};
     auto written = write_report_files(report, request, [](const std::string& line) { log::always(line); });
     log::always(summary_line(report, written));
     if (config_.verify && config_.mode == Mode::kShadow) print_verify_summary();
-  });
+  }, &error);
+  if (!ran) log::always("the report was not written: " + large_stack_refusal(error));
 }
 
 }  // namespace umbra

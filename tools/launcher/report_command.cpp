@@ -170,7 +170,8 @@ int run_report_command(const std::vector<std::string>& args) {
   progress("read " + a.input + " (" + std::to_string(text.size()) + " bytes), parsing");
 
   int status = 0;
-  run_on_large_stack([&] {
+  std::string error;
+  bool ran = run_on_large_stack([&] {
     Report report;
     try {
       report = load_report_from_text(text);
@@ -206,7 +207,11 @@ int run_report_command(const std::vector<std::string>& args) {
       status = 2;
     });
     for (const auto& w : written) std::fprintf(stderr, "umbra report: wrote %s\n", w.c_str());
-  });
+  }, &error);
+  if (!ran) {
+    std::fprintf(stderr, "umbra report: %s: not read: %s\n", a.input.c_str(), large_stack_refusal(error).c_str());
+    return 2;
+  }
   return status;
 }
 
