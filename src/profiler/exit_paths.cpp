@@ -16,12 +16,14 @@ void finish_at_exit() {
   if (Session* s = Profiler::active_session()) s->finish("exit", false);
 }
 
-// On umbra's own thread, while the program still runs: the report covers the run so far.
-void finish_on_signal(int signo) {
+// On umbra's own thread, while the program still runs: the report covers the run so far. When the program's own
+// handler called umbra's and the program may go on, the report is provisional: a later exit writes it again.
+void finish_on_signal(int signo, bool ending) {
   const char* name = signo == SIGTERM ? "SIGTERM" : signo == SIGINT ? "SIGINT" : "SIGABRT";
   const char* trigger = signo == SIGTERM ? "signal_sigterm" : signo == SIGINT ? "signal_sigint" : "signal_sigabrt";
-  log::always(std::string(name) + " received: writing a partial report, then ending as the signal asks");
-  if (Session* s = Profiler::active_session()) s->finish(trigger, false);
+  log::always(std::string(name) + " received: writing a partial report" +
+              (ending ? ", then ending as the signal asks" : "; the program's own handler decides what follows"));
+  if (Session* s = Profiler::active_session()) s->finish(trigger, false, /*provisional=*/!ending);
 }
 
 }  // namespace

@@ -22,6 +22,16 @@ TerminationCallback g_write_report = nullptr;
 
 int index_of(int signo) { return signo == SIGTERM ? 0 : signo == SIGINT ? 1 : 2; }
 
+void on_termination_signal(int signo);
+
+// A program that installed its own handler after umbra's and calls umbra's from it decides itself what the signal
+// does: umbra restores and re-raises only while its own handler is the installed one.
+bool handler_still_installed(int signo) {
+  struct sigaction current {};
+  return sigaction(signo, nullptr, &current) == 0 && !(current.sa_flags & SA_SIGINFO) &&
+         current.sa_handler == on_termination_signal;
+}
+
 void on_termination_signal(int signo) {
   int saved_errno = errno;
   unsigned char byte = static_cast<unsigned char>(signo);
@@ -33,8 +43,10 @@ void on_termination_signal(int signo) {
     struct pollfd written {g_written[0], POLLIN, 0};
     while (poll(&written, 1, kAbortWaitMs) < 0 && errno == EINTR) {
     }
-    sigaction(SIGABRT, &g_previous[index_of(SIGABRT)], nullptr);
-    raise(SIGABRT);
+    if (handler_still_installed(SIGABRT)) {
+      sigaction(SIGABRT, &g_previous[index_of(SIGABRT)], nullptr);
+      raise(SIGABRT);
+    }
   }
   errno = saved_errno;
 }
@@ -47,12 +59,14 @@ void wait_and_write() {
     if (n < 0 && errno == EINTR) continue;
     if (n != 1) return;
     int signo = byte;
-    g_write_report(signo);
+    bool ending = handler_still_installed(signo);
+    g_write_report(signo, ending);
     if (signo == SIGABRT) {
       ssize_t ignored = write(g_written[1], &byte, 1);  // the handler sends the signal on
       (void)ignored;
       return;
     }
+    if (!ending) continue;  // the program goes on; a later signal is waited for again
     // End the way the signal would have ended the program without umbra.
     sigaction(signo, &g_previous[index_of(signo)], nullptr);
     kill(getpid(), signo);
