@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -21,11 +22,42 @@
 
 namespace {
 
-pid_t g_child = 0;
+constexpr int kForwardedSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+// The program, while it runs; 0 before it starts and once it has been reaped (its pid may then be reused).
+std::atomic<pid_t> g_child{0};
+static_assert(std::atomic<pid_t>::is_always_lock_free);
+// How the launcher was started to treat each signal: the program starts with the same.
+struct sigaction g_inherited[NSIG];
 
-// Signals meant for the program (Ctrl-C in a terminal reaches both; kill reaches only the launcher) go to it.
-void forward_signal(int signo) {
-  if (g_child > 0) kill(g_child, signo);
+// Signals sent to the launcher alone (kill PID: si_code <= 0) go on to the program. A terminal's Ctrl-C or hang-up
+// (from the kernel) already reached the program, which is in the launcher's process group: not sent twice.
+void forward_signal(int signo, siginfo_t* info, void*) {
+  int saved_errno = errno;
+  pid_t child = g_child.load(std::memory_order_acquire);
+  bool sent_by_a_process = info == nullptr || info->si_code <= 0;
+  if (child > 0 && sent_by_a_process && (info == nullptr || info->si_pid != child)) kill(child, signo);
+  errno = saved_errno;
+}
+
+// Signals the launcher's starter ignores (nohup) stay ignored, for the launcher and for the program.
+void install_forwarding() {
+  for (int signo : kForwardedSignals) {
+    sigaction(signo, nullptr, &g_inherited[signo]);
+    bool ignored = !(g_inherited[signo].sa_flags & SA_SIGINFO) && g_inherited[signo].sa_handler == SIG_IGN;
+    if (ignored) continue;
+    struct sigaction forward {};
+    forward.sa_sigaction = forward_signal;
+    forward.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&forward.sa_mask);
+    sigaction(signo, &forward, nullptr);
+  }
+}
+
+sigset_t forwarded_set() {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int signo : kForwardedSignals) sigaddset(&set, signo);
+  return set;
 }
 
 std::string self_path() {
@@ -72,22 +104,21 @@ int main(int argc, char** argv) {
   bool inlining_allowed = allow_inlining && umbra::parse_bool(allow_inlining).value_or(false);
   if (!inlining_allowed) setenv("DOTNET_TailCallLoopOpt", "0", 0);
 
-  struct sigaction forward {};
-  forward.sa_handler = forward_signal;
-  forward.sa_flags = SA_RESTART;
-  sigemptyset(&forward.sa_mask);
-  for (int signo : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigaction(signo, &forward, nullptr);
-
+  install_forwarding();
   std::vector<char*> child_argv;
   for (auto& a : run.command) child_argv.push_back(a.data());
   child_argv.push_back(nullptr);
-  g_child = fork();
-  if (g_child < 0) {
+  // Held until the program's pid is known, so that a signal arriving meanwhile is forwarded, not lost.
+  sigset_t forwarded = forwarded_set(), previous_mask;
+  sigprocmask(SIG_BLOCK, &forwarded, &previous_mask);
+  pid_t child = fork();
+  if (child < 0) {
     std::fprintf(stderr, "umbra: cannot start '%s': %s\n", run.command[0].c_str(), std::strerror(errno));
     return 127;
   }
-  if (g_child == 0) {
-    for (int signo : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) signal(signo, SIG_DFL);
+  if (child == 0) {
+    for (int signo : kForwardedSignals) sigaction(signo, &g_inherited[signo], nullptr);
+    sigprocmask(SIG_SETMASK, &previous_mask, nullptr);
     // Every .NET process in the tree shares the prefix; only this one writes <prefix>.json (see config.cpp).
     std::string self = std::to_string(getpid());
     setenv("UMBRA_LAUNCHED_PID", self.c_str(), 1);
@@ -96,13 +127,16 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "umbra: cannot run '%s': %s\n", run.command[0].c_str(), std::strerror(errno));
     _exit(127);
   }
+  g_child.store(child, std::memory_order_release);
+  sigprocmask(SIG_SETMASK, &previous_mask, nullptr);
   int status = 0;
-  while (waitpid(g_child, &status, 0) < 0 && errno == EINTR) {
+  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
   }
+  g_child.store(0, std::memory_order_release);
   int exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 
   std::string prefix = run.output_prefix.value_or(
-      std::getenv("UMBRA_OUTPUT") ? std::getenv("UMBRA_OUTPUT") : "./umbra-" + std::to_string(g_child));
+      std::getenv("UMBRA_OUTPUT") ? std::getenv("UMBRA_OUTPUT") : "./umbra-" + std::to_string(child));
   ReportFiles files = find_report_files(prefix);
   if (!files.launched.empty()) std::fprintf(stderr, "umbra: report: %s\n", umbra::join(files.launched).c_str());
   else if (WIFSIGNALED(status))

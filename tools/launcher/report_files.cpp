@@ -1,6 +1,7 @@
 #include "report_files.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cctype>
 #include <filesystem>
 #include <set>
@@ -41,7 +42,10 @@ ReportFiles find_report_files(const std::string& prefix) {
     size_t digits = 1;
     while (digits < rest.size() && std::isdigit(static_cast<unsigned char>(rest[digits]))) ++digits;
     if (rest.size() < 2 || rest[0] != '.' || digits == 1 || !is_report_extension(rest.substr(digits))) continue;
-    unsigned long long pid = std::stoull(rest.substr(1, digits - 1));
+    // A pid has at most 10 digits: anything else beside the reports is not one of them.
+    unsigned long long pid = 0;
+    auto [end, problem] = std::from_chars(rest.data() + 1, rest.data() + digits, pid);
+    if (problem != std::errc() || end != rest.data() + digits || digits - 1 > 10) continue;
     pids.insert(pid);
     descendants.emplace_back(pid, shown);
   }
