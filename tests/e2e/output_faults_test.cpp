@@ -36,10 +36,10 @@ ProcessResult run_exit_paths(const std::map<std::string, std::string>& env) {
   return r;
 }
 
-// The fallback report in `tmpdir` is whole: the main thread with its 42 counted calls.
+// The fallback report, in a new private directory in `tmpdir`, is whole: the main thread with its 42 counted calls.
 void expect_fallback_report(const std::string& tmpdir, const std::string& err) {
   size_t reports = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(tmpdir)) {
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(tmpdir)) {
     if (entry.path().extension() != ".json") continue;
     ++reports;
     EXPECT_NE(err.find("wrote " + entry.path().string() + " instead"), std::string::npos) << err;

@@ -8,11 +8,12 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <thread>
 
 namespace umbra::testing {
 
 ProcessResult run_process(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
-                          int timeout_seconds) {
+                          int timeout_seconds, const std::function<void(pid_t)>& while_running) {
   ProcessResult result;
   int out_pipe[2], err_pipe[2];
   if (pipe(out_pipe) != 0 || pipe(err_pipe) != 0) return result;
@@ -36,6 +37,8 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::map<s
   }
   close(out_pipe[1]);
   close(err_pipe[1]);
+  std::thread alongside;
+  if (while_running) alongside = std::thread(while_running, pid);
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_seconds);
   pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
   std::string* sinks[2] = {&result.out, &result.err};
@@ -60,6 +63,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::map<s
       }
     }
   }
+  if (alongside.joinable()) alongside.join();
   int status = 0;
   waitpid(pid, &status, 0);
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);

@@ -1,6 +1,9 @@
 // Runs a command to completion with extra environment variables and captures its output and exit status.
 #pragma once
 
+#include <sys/types.h>
+
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -19,7 +22,9 @@ inline constexpr const char* kUnset = "\x01unset";
 // How many times `needle` occurs in `text` (a message expected once, say).
 size_t occurrences(const std::string& text, const std::string& needle);
 
+// `while_running`, if given, runs on a thread of its own with the process's pid as soon as it is started (to signal
+// it, read its /proc entries); it must return before the process can be reaped.
 ProcessResult run_process(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env = {},
-                          int timeout_seconds = 300);
+                          int timeout_seconds = 300, const std::function<void(pid_t)>& while_running = {});
 
 }  // namespace umbra::testing

@@ -3,8 +3,12 @@
 //   | sigterm | sigint (sends itself the signal, then waits to be ended by it)
 //   | spawn (runs this program twice more as child processes, each ending by return, then returns)
 //   | failfast | failfast-from-worker (Environment.FailFast) | native-abort (libc's abort() through P/Invoke)
+//   | signals (prints "ready", counts Ctrl-C presses until a line arrives on stdin, then prints the count)
+//   | hostile-names (a thread and a run-time emitted method whose names carry newlines, terminal escapes,
+//     U+2028 and HTML, each running known calls)
 using System;
 using System.Reflection;
+using System.Reflection.Emit;
 using System.Runtime.CompilerServices;
 using System.Threading;
 
@@ -58,6 +62,12 @@ public static class Program
             case "native-abort":
                 AbortNatively();
                 break;
+            case "signals":
+                CountCancelKeyPresses();
+                break;
+            case "hostile-names":
+                HostileNames();
+                break;
             case "unhandled-on-worker":
                 var w = new Thread(() => Fail());
                 w.Start();
@@ -84,6 +94,43 @@ public static class Program
     {
         Kill(Environment.ProcessId, signal);
         Thread.Sleep(60000);  // the signal ends the program long before this
+    }
+
+    static int cancelKeyPresses;
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static void CountCancelKeyPresses()
+    {
+        Console.CancelKeyPress += (_, e) =>
+        {
+            e.Cancel = true;
+            Console.WriteLine($"cancel key press {Interlocked.Increment(ref cancelKeyPresses)}");
+            Console.Out.Flush();
+        };
+        Console.WriteLine("ready");
+        Console.Out.Flush();
+        Console.ReadLine();
+        Console.WriteLine($"cancel key presses: {cancelKeyPresses}");
+    }
+
+    public const string HostileThreadName = "evil\n=== thread \"forged\"\u001b]0;pwned\u0007\u001b[2J\r\u2028\u0085end";
+    public const string HostileMethodName = "Evil\n999 \u2028<!--<script>\u001b[2J;x</script>";
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static void HostileNames()
+    {
+        var worker = new Thread(() => { for (int i = 0; i < 42; i++) sink += Counted(i); }) { Name = HostileThreadName };
+        worker.Start();
+        worker.Join();
+        var module = AssemblyBuilder.DefineDynamicAssembly(new AssemblyName("Hostile"), AssemblyBuilderAccess.Run)
+            .DefineDynamicModule("Hostile");
+        var type = module.DefineType("Hostile.Names", TypeAttributes.Public | TypeAttributes.Abstract | TypeAttributes.Sealed);
+        var method = type.DefineMethod(HostileMethodName, MethodAttributes.Public | MethodAttributes.Static, typeof(int), Type.EmptyTypes);
+        var il = method.GetILGenerator();
+        il.Emit(OpCodes.Ldc_I4, 7);
+        il.Emit(OpCodes.Ret);
+        var emitted = type.CreateType().GetMethod(HostileMethodName)!;
+        for (int i = 0; i < 3; i++) sink += (int)emitted.Invoke(null, null)!;
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]
