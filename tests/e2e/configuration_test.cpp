@@ -69,7 +69,7 @@ TEST(Configuration, UnwritableOutputFallsBackAndSaysWhere) {
   EXPECT_EQ(occurrences(r.err, "cannot write '/nonexistent-dir/sub/report.json'"), 1u) << r.err;
   EXPECT_EQ(occurrences(r.err, "cannot write '/nonexistent-dir/sub/report.txt'"), 1u) << r.err;
   bool found = false;
-  for (const auto& entry : std::filesystem::directory_iterator(tmp)) {
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(tmp)) {
     if (entry.path().extension() == ".json") {
       found = true;
       EXPECT_NE(r.err.find(entry.path().string()), std::string::npos) << "message names the fallback: " << r.err;
