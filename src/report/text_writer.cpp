@@ -4,6 +4,8 @@
 #include <cinttypes>
 #include <cstdio>
 
+#include "report/display_text.h"
+
 namespace umbra {
 namespace {
 
@@ -23,12 +25,13 @@ std::string with_commas(uint64_t v) {
   return out;
 }
 
-std::string ms(std::optional<uint64_t> ns) {
-  if (!ns) return "-";
+std::string three_decimals(double v) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3f", double(*ns) / 1e6);
+  std::snprintf(buf, sizeof buf, "%.3f", v);
   return buf;
 }
+
+std::string ms(std::optional<uint64_t> ns) { return ns ? three_decimals(double(*ns) / 1e6) : "-"; }
 
 void line(std::string& out, const std::string& calls, const std::string& samples, const std::string& total,
           const std::string& self, double percent, int depth, const std::string& label) {
@@ -48,8 +51,8 @@ void line(std::string& out, const std::string& calls, const std::string& samples
 void write_node(std::string& out, const ReportNode& node, int depth, uint64_t thread_weight, double min_percent,
                 const Weight& weight) {
   double percent = thread_weight ? 100.0 * double(weight.of(node)) / double(thread_weight) : 0.0;
-  std::string label = node.name;
-  if (!node.module.empty()) label += "  [" + node.module + "]";
+  std::string label = display_text(node.name);
+  if (!node.module.empty()) label += "  [" + display_text(node.module) + "]";
   if (node.kind == "native") label += "  (native)";
   if (node.tail_entries) label += "  (" + with_commas(node.tail_entries) + " via tail call)";
   line(out, node.calls ? with_commas(*node.calls) : "-", with_commas(node.samples), ms(node.total_ns),
@@ -81,19 +84,19 @@ void write_node(std::string& out, const ReportNode& node, int depth, uint64_t th
 
 }  // namespace
 
+// Header lines are built as strings, not in fixed buffers: they hold names, and a long one must not cut the line.
 std::string report_to_text(const Report& report, double min_percent) {
-  std::string out;
-  char buf[512];
-  std::snprintf(buf, sizeof buf, "umbra %s profile of pid %" PRId64 " (runtime %s), %.3f s, %zu threads\n",
-                report.mode.c_str(), report.pid, report.runtime.c_str(), double(report.duration_ns) / 1e9,
-                report.threads.size());
-  out += buf;
+  std::string out = "umbra " + display_text(report.mode) + " profile of pid " + std::to_string(report.pid) +
+                    " (runtime " + display_text(report.runtime) + "), " +
+                    three_decimals(double(report.duration_ns) / 1e9) + " s, " +
+                    std::to_string(report.threads.size()) + " threads\n";
   // The same counts as the exit line's "not captured": the hooks' drops and the sampler's.
   std::string drops;
   auto list_drops = [&](const JsonValue* d, const std::string& prefix) {
     if (d == nullptr || !d->is_object()) return;
     for (const auto& [reason, count] : d->as_object())
-      if (count.is_number() && count.as_uint() > 0) drops += " " + prefix + reason + "=" + with_commas(count.as_uint());
+      if (count.is_number() && count.as_uint() > 0)
+        drops += " " + prefix + display_text(reason) + "=" + with_commas(count.as_uint());
   };
   list_drops(report.stats.find("drops"), "");
   const JsonValue* sampler = report.stats.find("sampler");
@@ -108,28 +111,24 @@ std::string report_to_text(const Report& report, double min_percent) {
       std::string parts;
       if (const JsonValue* o = r->find(key); o && o->is_object())
         for (const auto& [k, v] : o->as_object())
-          if (v.is_number() && v.as_uint() > 0) parts += " " + k + "=" + with_commas(v.as_uint());
+          if (v.is_number() && v.as_uint() > 0) parts += " " + display_text(k) + "=" + with_commas(v.as_uint());
       return parts.empty() ? std::string(" none") : parts;
     };
-    std::snprintf(buf, sizeof buf, "reconciled: %s snapshots, %s frames compared, %s unexplained; repairs:",
-                  with_commas(number(r, "snapshots")).c_str(), with_commas(number(r, "frames_compared")).c_str(),
-                  with_commas(number(r, "unexplained")).c_str());
-    out += buf + named("repairs") + "; spliced:" + named("spliced") + "\n";
+    out += "reconciled: " + with_commas(number(r, "snapshots")) + " snapshots, " +
+           with_commas(number(r, "frames_compared")) + " frames compared, " + with_commas(number(r, "unexplained")) +
+           " unexplained; repairs:" + named("repairs") + "; spliced:" + named("spliced") + "\n";
   }
 
   for (const ReportThread& thread : report.threads) {
     bool by_time = report.mode == "shadow";
     Weight weight{by_time};
     uint64_t thread_weight = by_time ? thread_total_ns(thread) : thread_samples(thread);
-    std::string name = thread.name ? "\"" + *thread.name + "\"" : "(unnamed)";
-    std::snprintf(buf, sizeof buf, "\n=== thread %s  os tid %" PRIu64 "%s  %s calls  %s ms  %s samples ===\n",
-                  name.c_str(), thread.os_tid, thread.exited ? "  (exited)" : "",
-                  with_commas(thread_calls(thread)).c_str(), ms(thread_total_ns(thread)).c_str(),
-                  with_commas(thread_samples(thread)).c_str());
-    out += buf;
-    std::snprintf(buf, sizeof buf, "%13s %9s %12s %12s %7s  %s\n", "calls", "samples", "total ms", "self ms",
-                  "thread", "method");
-    out += buf;
+    std::string name = thread.name ? "\"" + display_text(*thread.name) + "\"" : "(unnamed)";
+    out += "\n=== thread " + name + "  os tid " + std::to_string(thread.os_tid) +
+           (thread.exited ? "  (exited)" : "") + "  " + with_commas(thread_calls(thread)) + " calls  " +
+           ms(thread_total_ns(thread)) + " ms  " + with_commas(thread_samples(thread)) + " samples ===\n";
+    // The columns of line(): calls, samples, total ms, self ms, the share of the thread, then the method.
+    out += "        calls   samples     total ms      self ms  thread  method\n";
     std::vector<const ReportNode*> roots;
     for (const auto& r : thread.roots) roots.push_back(&r);
     std::stable_sort(roots.begin(), roots.end(),

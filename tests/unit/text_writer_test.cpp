@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
+#include "hostile_names.h"
 #include "report_fixture.h"
 #include "util/large_stack.h"
 
@@ -43,6 +46,38 @@ TEST(TextWriter, DeepStacksDoNotGrowTheIndentation) {
   EXPECT_NE(text.find(std::string(120, ' ') + "[depth 2999] App.Deep"), std::string::npos);
   EXPECT_NE(text.find(std::string(120, ' ') + "App.Deep"), std::string::npos);  // depth 60, still indented
   EXPECT_EQ(text.find("[depth 60]"), std::string::npos);
+}
+
+size_t count_lines(const std::string& text) { return size_t(std::count(text.begin(), text.end(), '\n')); }
+
+// Names come from the profiled program: none of their bytes may end a line or reach the terminal as a control.
+TEST(TextWriter, HostileNamesStayOnTheirLineAndCannotControlATerminal) {
+  Report r = testing::known_report();
+  size_t ordinary_lines = count_lines(report_to_text(r, 0.0));
+  r.threads[0].name = testing::kHostileName;
+  r.threads[0].roots[0].name = testing::kHostileName;
+  r.threads[0].roots[0].module = testing::kHostileName;
+  std::string text = report_to_text(r, 0.0);
+  EXPECT_EQ(testing::first_unsafe(text), "");
+  EXPECT_EQ(count_lines(text), ordinary_lines) << text;
+  std::string shown = "\"a\\x0ab\\x0dc\\x1b]0;pwned\\x07d\\x1b[2Je\\u2028f\\u0085g\\x7fh\\u009bi\"";
+  EXPECT_NE(text.find("=== thread " + shown + "  os tid 42"), std::string::npos) << text;
+}
+
+// A long thread name is cut, not the header line: the column titles keep a line of their own.
+TEST(TextWriter, ALongThreadNameKeepsTheHeaderWhole) {
+  Report r = testing::known_report();
+  r.threads[0].name = std::string(5000, 'x');
+  std::string text = report_to_text(r, 0.0);
+  auto start = text.find("=== thread \"x");
+  ASSERT_NE(start, std::string::npos);
+  auto end = text.find('\n', start);
+  std::string header = text.substr(start, end - start);
+  EXPECT_EQ(header.substr(header.size() - 11), "samples ===") << header;
+  EXPECT_NE(header.find("x\xe2\x80\xa6\"  os tid 42"), std::string::npos) << header;  // cut with an ellipsis
+  EXPECT_LT(header.size(), 1200u);
+  std::string titles = text.substr(end + 1, text.find('\n', end + 1) - end - 1);
+  EXPECT_EQ(titles, "        calls   samples     total ms      self ms  thread  method");
 }
 
 TEST(TextWriter, FoldsNodesUnderTheMinimumPercent) {

@@ -12,6 +12,7 @@
 
 #include "merge/tree_builder.h"
 #include "profiler/config.h"
+#include "report/display_text.h"
 #include "report/json_parser.h"
 #include "report/output_files.h"
 #include "report/report_reader.h"
@@ -149,7 +150,7 @@ void print_top(const Report& report, uint64_t n) {
     else std::snprintf(self, sizeof self, "-");
     if (by_time) std::snprintf(calls, sizeof calls, "%" PRIu64, m.calls);
     else std::snprintf(calls, sizeof calls, "-");
-    std::printf("%12s %14s %10" PRIu64 "  %s\n", self, calls, m.self_samples, rows[i].first.c_str());
+    std::printf("%12s %14s %10" PRIu64 "  %s\n", self, calls, m.self_samples, display_text(rows[i].first).c_str());
   }
 }
 
