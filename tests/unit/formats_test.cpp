@@ -1,11 +1,15 @@
 #include <gtest/gtest.h>
 
+#include <regex>
+#include <vector>
+
 #include "report/collapsed_writer.h"
 #include "report/html_writer.h"
 #include "report/json_parser.h"
 #include "report/json_writer.h"
 #include "report/report_reader.h"
 #include "report/speedscope_writer.h"
+#include "hostile_names.h"
 #include "report_fixture.h"
 
 namespace umbra {
@@ -31,6 +35,69 @@ TEST(CollapsedWriter, SeparatorsInNamesCannotSplitAFrame) {
   r.threads[0].roots[0].name = "A;B C";
   r.threads[0].roots[0].self_samples = 1;
   EXPECT_NE(report_to_collapsed(r, {}).find("A_B C 1\n"), std::string::npos);
+}
+
+// Lines as folded-stack readers find them: speedscope's importer (JavaScript) also ends one at '\r', U+2028 and
+// U+2029, and Python's splitlines at U+0085.
+std::vector<std::string> reader_lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::string line;
+  for (size_t i = 0; i < text.size(); ++i) {
+    size_t length = text[i] == '\n' || text[i] == '\r' ? 1 : 0;
+    if (text.compare(i, 3, "\xe2\x80\xa8") == 0 || text.compare(i, 3, "\xe2\x80\xa9") == 0) length = 3;
+    if (text.compare(i, 2, "\xc2\x85") == 0) length = 2;
+    if (length == 0) {
+      line += text[i];
+      continue;
+    }
+    lines.push_back(line);
+    line.clear();
+    i += length - 1;
+  }
+  if (!line.empty()) lines.push_back(line);
+  return lines;
+}
+
+// Readers take the count after a line's last space; flamegraph.pl also takes a number before it as a differential
+// graph's first count, so no frame may end in a space and a number.
+TEST(CollapsedWriter, NamesCannotForgeALineOrACount) {
+  Report r = testing::known_report();
+  ReportNode& main = r.threads[0].roots[0];
+  main.name = "Main\xe2\x80\xa8" "Forged 999";
+  main.self_samples = 1;
+  main.children[0].name = "Ends in 999";
+  main.children[0].self_samples = 2;
+  main.children[1].name = testing::kHostileName + " 1.5";
+  main.children[1].self_samples = 3;
+  r.threads[1].roots[0].name = "Tab\t7";
+  r.threads[1].roots[0].self_samples = 4;
+  std::string out = report_to_collapsed(r, {});
+  EXPECT_EQ(testing::first_unsafe(out), "");
+  const std::regex count_at_end(R"((.*)\s+?(\d+(?:\.\d*)?))");  // flamegraph.pl's
+  std::vector<uint64_t> counts;
+  for (const std::string& line : reader_lines(out)) {
+    auto space = line.rfind(' ');
+    ASSERT_NE(space, std::string::npos) << line;
+    counts.push_back(std::stoull(line.substr(space + 1)));
+    EXPECT_FALSE(std::regex_match(line.substr(0, space), count_at_end)) << line;
+  }
+  EXPECT_EQ(counts, (std::vector<uint64_t>{1, 2, 3, 4})) << out;  // one line per weighted node, in order
+}
+
+TEST(CollapsedWriter, AFrameNeverEndsInASpaceAndANumber) {
+  Report r = testing::known_report();
+  ReportNode& root = r.threads[0].roots[0];
+  root.self_samples = 1;
+  auto leaf = [&](const std::string& name) {
+    root.name = name;
+    std::string out = report_to_collapsed(r, {});
+    return out.substr(0, out.find('\n'));
+  };
+  EXPECT_EQ(leaf("Retry 3"), "Retry_3 1");
+  EXPECT_EQ(leaf("Retry 3 "), "Retry_3  1");  // readers that trim spaces first
+  EXPECT_EQ(leaf("Version 1.2.3"), "Version_1.2.3 1");
+  EXPECT_EQ(leaf("Plain 3x"), "Plain 3x 1");
+  EXPECT_EQ(leaf("42"), "42 1");
 }
 
 TEST(SpeedscopeWriter, ShadowModeIsEventedAndNested) {
