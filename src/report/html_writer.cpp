@@ -87,12 +87,15 @@ std::string report_to_html(const Report& report) {
   data += ",\"strings\":";
   strings.write(data);
   data += ",\"threads\":[" + threads + "],\"nodes\":[" + nodes + "]}";
-  // Inside <script>, "</" could end the element early.
+  // Inside <script>, "</script" would end the element and "<!--" would keep the page's script from running: the
+  // data holds no '<' (nor '>' or '&') at all. They only occur inside JSON strings, where \u003c is the same text.
   std::string safe;
   safe.reserve(data.size());
-  for (size_t i = 0; i < data.size(); ++i) {
-    if (data[i] == '<' && i + 1 < data.size() && data[i + 1] == '/') safe += "<\\";
-    else safe += data[i];
+  for (char c : data) {
+    if (c == '<') safe += "\\u003c";
+    else if (c == '>') safe += "\\u003e";
+    else if (c == '&') safe += "\\u0026";
+    else safe += c;
   }
   std::string page = kHtmlTemplate;
   const std::string marker = "/*UMBRA_DATA*/";
