@@ -6,8 +6,8 @@
 //   bidi overrides and isolates (U+200E-200F, U+202A-202E, U+2066-2069) -> \uNNNN (they reorder what is shown)
 // A byte that is not part of well-formed UTF-8 becomes U+FFFD. A backslash stays as it is: the form is for reading,
 // not for decoding back. Everything else, other scripts included, is kept.
-// The result is at most `max_bytes` long (3 or more): a longer one is cut between characters (never inside an escape) and
-// ends in "…". Pure function: allocates, safe from any thread.
+// The result is at most `max_bytes` long (3 or more): a longer one is cut between characters (never inside an
+// escape) and ends in "…". Pure function: allocates, safe from any thread.
 #pragma once
 
 #include <cstddef>
