@@ -1,8 +1,7 @@
 #include "report/collapsed_writer.h"
 
 #include <algorithm>
-#include <cinttypes>
-#include <cstdio>
+#include <vector>
 
 #include "report/display_text.h"
 
@@ -32,30 +31,41 @@ uint64_t weight_of(const ReportNode& node, CollapsedWeight weight) {
   return 0;
 }
 
-void fold(const ReportNode& node, std::string& prefix, CollapsedWeight weight, std::string& out) {
-  size_t mark = prefix.size();
-  if (!prefix.empty()) prefix += ';';
-  prefix += frame_text(node.name);
-  if (uint64_t w = weight_of(node, weight)) {
-    char count[32];
-    std::snprintf(count, sizeof count, " %" PRIu64 "\n", w);
-    out += prefix;
-    out += count;
-  }
-  for (const auto& child : node.children) fold(child, prefix, weight, out);
-  prefix.resize(mark);
-}
-
 }  // namespace
 
-std::string report_to_collapsed(const Report& report, const CollapsedOptions& options) {
+std::string report_to_collapsed(const Report& report, const CollapsedOptions& options, StackCuts* cuts,
+                                const StackLimits& limits) {
+  StackCuts counted;
   std::string out;
+  std::string path;          // the frames of the node visited, then " N\n"
+  std::vector<size_t> ends;  // ends[d]: where frame d ends in `path`
+  auto emit = [&](uint64_t weight) {
+    size_t frames = path.size();
+    path += ' ' + std::to_string(weight) + '\n';
+    if (out.size() + path.size() <= limits.max_bytes) out += path;
+    else ++counted.left_out;
+    path.resize(frames);
+  };
   for (const ReportThread& thread : report.threads) {
-    std::string prefix;
-    if (options.thread_frame)
-      prefix = thread.name ? frame_text(*thread.name) : "tid " + std::to_string(thread.os_tid);
-    for (const auto& root : thread.roots) fold(root, prefix, options.weight, out);
+    std::string first;
+    if (options.thread_frame) first = thread.name ? frame_text(*thread.name) : "tid " + std::to_string(thread.os_tid);
+    auto weight = [&](const ReportNode& node) { return weight_of(node, options.weight); };
+    walk_bounded_stacks(thread.roots, limits.max_frames, weight, [&](const StackStep& step) {
+      if (step.depth == 0) path = first;
+      else path.resize(ends[step.depth - 1]);
+      if (step.depth > 0 || options.thread_frame) path += ';';
+      path += frame_text(step.node.name);
+      ends.resize(step.depth);
+      ends.push_back(path.size());
+      if (step.weight) emit(step.weight);
+      if (step.deeper_weight) {
+        path += ';';
+        path += kDeeperFrames;
+        emit(step.deeper_weight);
+      }
+    }, counted);
   }
+  if (cuts) *cuts = counted;
   return out;
 }
 

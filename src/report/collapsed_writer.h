@@ -1,9 +1,11 @@
 // Brendan Gregg's folded stacks: one line per distinct stack, "root;...;leaf N". N is the weight of the stack's own
-// node: its self samples (the default), or in shadow mode its exact self time in ns or its calls.
+// node: its self samples (the default), or in shadow mode its exact self time in ns or its calls. Stacks are bounded
+// (report/bounded_stacks.h); what was cut is counted in `cuts`.
 #pragma once
 
 #include <string>
 
+#include "report/bounded_stacks.h"
 #include "report/report.h"
 
 namespace umbra {
@@ -15,6 +17,7 @@ struct CollapsedOptions {
   bool thread_frame = false;  // the thread ("name" or "tid N") as the first frame of every stack
 };
 
-std::string report_to_collapsed(const Report& report, const CollapsedOptions& options);
+std::string report_to_collapsed(const Report& report, const CollapsedOptions& options, StackCuts* cuts = nullptr,
+                                const StackLimits& limits = {});
 
 }  // namespace umbra

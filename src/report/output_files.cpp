@@ -42,12 +42,24 @@ std::string format_extension(const std::string& format) {
   return "." + format;
 }
 
-std::string render_format(const Report& report, const std::string& format, const OutputRequest& request) {
+std::string render_format(const Report& report, const std::string& format, const OutputRequest& request,
+                          std::string* cut) {
+  if (cut) cut->clear();
   if (format == "json") return report_to_json(report);
   if (format == "text") return report_to_text(report, request.min_percent);
-  if (format == "collapsed") return report_to_collapsed(report, request.collapsed);
   if (format == "html") return report_to_html(report);
-  if (format == "speedscope") return report_to_speedscope(report, "umbra " + report.mode + " profile of pid " + std::to_string(report.pid));
+  StackCuts cuts;
+  if (format == "collapsed") {
+    std::string content = report_to_collapsed(report, request.collapsed, &cuts);
+    if (cut) *cut = describe_cuts(format, StackLimits{}, cuts);
+    return content;
+  }
+  if (format == "speedscope") {
+    std::string title = "umbra " + report.mode + " profile of pid " + std::to_string(report.pid);
+    std::string content = report_to_speedscope(report, title, &cuts);
+    if (cut) *cut = describe_cuts(format, StackLimits{}, cuts);
+    return content;
+  }
   return {};
 }
 
@@ -57,23 +69,25 @@ std::vector<std::string> write_report_files(const Report& report, const OutputRe
   Fallback fallback(request.pid);
   const mode_t mode = default_file_mode();
   for (const auto& format : request.formats) {
-    std::string content = render_format(report, format, request);
+    std::string cut;
+    std::string content = render_format(report, format, request, &cut);
     std::string path = request.prefix + format_extension(format);
     std::string error;
+    std::string fallback_error;
     if (replace_file(path, content, mode, error)) {
       written.push_back(path);
-      continue;
-    }
-    std::string fallback_error;
-    std::optional<std::string> fallback_prefix = fallback.prefix(fallback_error);
-    std::string fallback_path = fallback_prefix.value_or("") + format_extension(format);
-    if (fallback_prefix && replace_file(fallback_path, content, 0600, fallback_error)) {
+    } else if (std::optional<std::string> fallback_prefix = fallback.prefix(fallback_error);
+               fallback_prefix &&
+               replace_file(*fallback_prefix + format_extension(format), content, 0600, fallback_error)) {
+      std::string fallback_path = *fallback_prefix + format_extension(format);
       warn("cannot write '" + path + "' (" + error + "); wrote " + fallback_path + " instead");
       written.push_back(fallback_path);
     } else {
       warn("cannot write '" + path + "' (" + error + ") nor a fallback in $TMPDIR (" + fallback_error +
            "); the " + format + " report is lost");
+      continue;
     }
+    if (!cut.empty()) warn(cut);
   }
   return written;
 }

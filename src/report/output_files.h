@@ -21,10 +21,13 @@ struct OutputRequest {
   CollapsedOptions collapsed;
 };
 
-// One format of a report, as the file's contents.
-std::string render_format(const Report& report, const std::string& format, const OutputRequest& request);
+// One format of a report, as the file's contents. `cut`, if given, receives one line on what the format left out
+// (collapsed and speedscope stacks are bounded: report/bounded_stacks.h), or "" when it left out nothing.
+std::string render_format(const Report& report, const std::string& format, const OutputRequest& request,
+                          std::string* cut = nullptr);
 
-// Returns the paths written. `warn` receives one line per problem.
+// Returns the paths written. `warn` receives one line per problem: a file not written where asked (then the path
+// written is not request.prefix + its extension), or what a written format left out.
 std::vector<std::string> write_report_files(const Report& report, const OutputRequest& request,
                                             const std::function<void(const std::string&)>& warn);
 

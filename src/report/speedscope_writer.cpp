@@ -70,25 +70,38 @@ void lay_out(const ReportNode& node, uint64_t at, uint64_t total, Frames& frames
   event(out, first, 'C', at + total, frame);
 }
 
-void stacks(const ReportNode& node, std::vector<size_t>& path, Frames& frames, std::string& samples,
-            std::string& weights, bool& first) {
-  path.push_back(frames.index(node));
-  if (node.self_samples > 0) {
-    if (!first) {
-      samples += ',';
-      weights += ',';
-    }
-    first = false;
-    samples += '[';
+// One stack per node with self samples, as frame indices from the root. Bounded (report/bounded_stacks.h): `bytes`
+// counts what all threads wrote so far.
+void sampled_stacks(const ReportThread& thread, const StackLimits& limits, Frames& frames, const ReportNode& marker,
+                    std::string& samples, std::string& weights, size_t& bytes, StackCuts& cuts) {
+  std::vector<size_t> path;
+  std::string stack;
+  auto emit = [&](uint64_t weight) {
+    stack = samples.empty() ? "[" : ",[";
     for (size_t i = 0; i < path.size(); ++i) {
-      if (i) samples += ',';
-      append_u64(samples, path[i]);
+      if (i) stack += ',';
+      append_u64(stack, path[i]);
     }
-    samples += ']';
-    append_u64(weights, node.self_samples);
-  }
-  for (const auto& child : node.children) stacks(child, path, frames, samples, weights, first);
-  path.pop_back();
+    stack += ']';
+    std::string w = (weights.empty() ? "" : ",") + std::to_string(weight);
+    if (bytes + stack.size() + w.size() > limits.max_bytes) {
+      ++cuts.left_out;
+      return;
+    }
+    bytes += stack.size() + w.size();
+    samples += stack;
+    weights += w;
+  };
+  auto self_samples = [](const ReportNode& node) { return node.self_samples; };
+  walk_bounded_stacks(thread.roots, limits.max_frames, self_samples, [&](const StackStep& step) {
+    path.resize(step.depth);
+    path.push_back(frames.index(step.node));
+    if (step.weight) emit(step.weight);
+    if (step.deeper_weight) {
+      path.push_back(frames.index(marker));
+      emit(step.deeper_weight);
+    }
+  }, cuts);
 }
 
 std::string thread_title(const ReportThread& t) {
@@ -97,8 +110,14 @@ std::string thread_title(const ReportThread& t) {
 
 }  // namespace
 
-std::string report_to_speedscope(const Report& report, const std::string& title) {
+std::string report_to_speedscope(const Report& report, const std::string& title, StackCuts* cuts,
+                                 const StackLimits& limits) {
+  ReportNode marker;  // outlives `frames`, which points at it
+  marker.name = kDeeperFrames;
+  marker.kind = "marker";
   Frames frames;
+  StackCuts counted;
+  size_t stack_bytes = 0;
   std::string profiles;
   const bool evented = report.mode == "shadow";
   for (size_t t = 0; t < report.threads.size(); ++t) {
@@ -123,9 +142,7 @@ std::string report_to_speedscope(const Report& report, const std::string& title)
       profiles += ",\"events\":[" + events + "]}";
     } else {
       std::string samples, weights;
-      bool first = true;
-      std::vector<size_t> path;
-      for (const auto& root : thread.roots) stacks(root, path, frames, samples, weights, first);
+      sampled_stacks(thread, limits, frames, marker, samples, weights, stack_bytes, counted);
       append_u64(profiles, thread_samples(thread));
       profiles += ",\"samples\":[" + samples + "],\"weights\":[" + weights + "]}";
     }
@@ -136,6 +153,7 @@ std::string report_to_speedscope(const Report& report, const std::string& title)
   out += ",\"activeProfileIndex\":0,\"shared\":{";
   frames.write(out);
   out += "},\"profiles\":[" + profiles + "]}\n";
+  if (cuts) *cuts = counted;
   return out;
 }
 

@@ -12,6 +12,7 @@
 #include "report/speedscope_writer.h"
 #include "hostile_names.h"
 #include "report_fixture.h"
+#include "util/large_stack.h"
 
 namespace umbra {
 namespace {
@@ -99,6 +100,49 @@ TEST(CollapsedWriter, AFrameNeverEndsInASpaceAndANumber) {
   EXPECT_EQ(leaf("Version 1.2.3"), "Version_1.2.3 1");
   EXPECT_EQ(leaf("Plain 3x"), "Plain 3x 1");
   EXPECT_EQ(leaf("42"), "42 1");
+}
+
+constexpr int kDeepChain = 8000;
+const std::string kDeeperMarker = "[deeper frames not shown]";
+
+// Written in full, every level repeats the path above it: 8,000 levels made 64 MB of collapsed stacks.
+TEST(CollapsedWriter, ADeepChainIsCutNotSquared) {
+  run_on_large_stack([&] {
+    Report r = testing::deep_chain(kDeepChain);
+    StackCuts cuts;
+    std::string collapsed = report_to_collapsed(r, {}, &cuts);
+    r.threads.clear();  // destroyed here: destruction recurses as deep as the tree
+    ASSERT_LT(collapsed.size(), size_t(3) << 20);
+    uint64_t total = 0;
+    for (const std::string& line : reader_lines(collapsed)) total += std::stoull(line.substr(line.rfind(' ') + 1));
+    EXPECT_EQ(total, uint64_t(kDeepChain));
+    EXPECT_NE(collapsed.find(";F;" + kDeeperMarker + " " + std::to_string(kDeepChain - 1024) + "\n"),
+              std::string::npos);
+    EXPECT_EQ(cuts.merged, uint64_t(kDeepChain - 1024));
+    EXPECT_EQ(cuts.left_out, 0u);
+  });
+}
+
+// The same for speedscope's sampled profiles (8,000 levels of one frame made 64 MB).
+TEST(SpeedscopeWriter, ADeepSampledChainIsCutNotSquared) {
+  run_on_large_stack([&] {
+    Report r = testing::deep_chain(kDeepChain);
+    StackCuts cuts;
+    std::string speedscope = report_to_speedscope(r, "t", &cuts);
+    r.threads.clear();
+    ASSERT_LT(speedscope.size(), size_t(4) << 20);
+    JsonValue doc = parse_json(speedscope);
+    const JsonValue& profile = doc.find("profiles")->as_array()[0];
+    uint64_t total = 0;
+    for (const JsonValue& w : profile.find("weights")->as_array()) total += w.as_uint();
+    EXPECT_EQ(total, uint64_t(kDeepChain));
+    const auto& stacks = profile.find("samples")->as_array();
+    ASSERT_EQ(stacks.size(), 1025u);  // the first 1024 levels, then one stack for the rest
+    ASSERT_EQ(stacks.back().as_array().size(), 1025u);
+    const auto& frames = doc.find("shared")->find("frames")->as_array();
+    EXPECT_EQ(frames[stacks.back().as_array().back().as_uint()].find("name")->as_string(), kDeeperMarker);
+    EXPECT_EQ(cuts.merged, uint64_t(kDeepChain - 1024));
+  });
 }
 
 TEST(SpeedscopeWriter, ShadowModeIsEventedAndNested) {

@@ -44,4 +44,24 @@ inline Report known_report() {
   return r;
 }
 
+// A sampled report of one thread whose stack is a chain `depth` deep, one self sample on every level. Built without
+// recursion; destroying it recurses once per level (run_on_large_stack).
+inline Report deep_chain(int depth) {
+  ReportNode chain;
+  chain.name = "F";
+  chain.self_samples = chain.samples = 1;
+  for (int d = depth - 2; d >= 0; --d) {
+    ReportNode parent;
+    parent.name = "F";
+    parent.self_samples = 1;
+    parent.samples = uint64_t(depth - d);
+    parent.children.push_back(std::move(chain));
+    chain = std::move(parent);
+  }
+  Report r;
+  r.mode = "sampled";
+  r.threads.emplace_back().roots.push_back(std::move(chain));
+  return r;
+}
+
 }  // namespace umbra::testing

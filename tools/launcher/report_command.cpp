@@ -205,8 +205,10 @@ int run_report_command(const std::vector<std::string>& args) {
     progress("writing " + std::to_string(a.formats.size()) + " format(s)");
     auto written = write_report_files(report, request, [&](const std::string& line) {
       std::fprintf(stderr, "umbra report: %s\n", line.c_str());
-      status = 2;
     });
+    // A report cut to its bounds is said, not failed; a file not written where asked fails.
+    for (const auto& format : a.formats)
+      if (std::find(written.begin(), written.end(), a.prefix + format_extension(format)) == written.end()) status = 2;
     for (const auto& w : written) std::fprintf(stderr, "umbra report: wrote %s\n", w.c_str());
   }, &error);
   if (!ran) {
