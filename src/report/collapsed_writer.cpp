@@ -8,13 +8,19 @@
 namespace umbra {
 namespace {
 
-// Readers split a line into frames at ';' and take the count after its last space; flamegraph.pl and its ports also
-// take a number before that one as the first count of a differential graph, some after trimming spaces. So a frame
-// holds no ';', nothing that ends a line (display_text), and no number after a space at its end: that space
-// becomes '_' ("Retry 3" is written "Retry_3").
+// Readers split a line into frames at ';' and take the count after its last space: a frame holds no ';' and
+// nothing that ends a line (display_text).
 std::string frame_text(const std::string& name) {
   std::string out = display_text(name);
   std::replace(out.begin(), out.end(), ';', '_');
+  return out;
+}
+
+// flamegraph.pl and its ports also take a number before the count as the first count of a differential graph, some
+// after trimming spaces. So a node's frame, which may end a line, never ends in a space and a number: that space
+// becomes '_' ("Retry 3" is written "Retry_3", in every stack alike). The thread's frame never ends a line.
+std::string node_frame_text(const std::string& name) {
+  std::string out = frame_text(name);
   size_t end = out.find_last_not_of(' ');
   if (end == std::string::npos) return out;
   size_t number = out.find_last_not_of("0123456789.", end) + 1;  // 0 when the frame is all number
@@ -54,7 +60,7 @@ std::string report_to_collapsed(const Report& report, const CollapsedOptions& op
       if (step.depth == 0) path = first;
       else path.resize(ends[step.depth - 1]);
       if (step.depth > 0 || options.thread_frame) path += ';';
-      path += frame_text(step.node.name);
+      path += node_frame_text(step.node.name);
       ends.resize(step.depth);
       ends.push_back(path.size());
       if (step.weight) emit(step.weight);

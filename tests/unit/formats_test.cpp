@@ -100,6 +100,9 @@ TEST(CollapsedWriter, AFrameNeverEndsInASpaceAndANumber) {
   EXPECT_EQ(leaf("Version 1.2.3"), "Version_1.2.3 1");
   EXPECT_EQ(leaf("Plain 3x"), "Plain 3x 1");
   EXPECT_EQ(leaf("42"), "42 1");
+  // A thread's frame is never the last of a line: its name is kept.
+  r.threads[0].name = "Worker 3";
+  EXPECT_EQ(report_to_collapsed(r, {CollapsedWeight::kSamples, true}).substr(0, 12), "Worker 3;42 ");
 }
 
 constexpr int kDeepChain = 8000;
