@@ -8,17 +8,7 @@ namespace {
 ReportNode convert(const SampledTree& tree, uint32_t index, const std::function<FunctionName(clr::FunctionID)>& managed,
                    const NativeLookup& native) {
   const SampledTree::Node& node = tree.node(index);
-  ReportNode out;
-  if (node.frame.native) {
-    NativeSymbol symbol = native(node.frame.id);
-    out.name = std::move(symbol.name);
-    out.module = std::move(symbol.module);
-    out.kind = "native";
-  } else {
-    FunctionName name = managed(node.frame.id);
-    out.name = std::move(name.name);
-    out.module = std::move(name.module);
-  }
+  ReportNode out = named_frame(node.frame, managed, native);
   out.self_samples = node.self_samples;
   SiblingMerger children(out.children);
   for (uint32_t child : node.children) children.add(convert(tree, child, managed, native));

@@ -6,7 +6,7 @@
 #include <functional>
 #include <vector>
 
-#include "merge/function_names.h"
+#include "names/function_names.h"
 #include "report/report.h"
 #include "snapshot/native_symbols.h"
 #include "snapshot/sampled_tree.h"

@@ -6,11 +6,6 @@
 namespace umbra {
 namespace {
 
-
-void add_optional(std::optional<uint64_t>& into, const std::optional<uint64_t>& from) {
-  if (from) into = into.value_or(0) + *from;
-}
-
 struct Lookups {
   const NameLookup& names;
   double ns_per_tick;
@@ -28,17 +23,7 @@ ReportNode convert_with_splice(const CallNode& node, const Lookups& l) {
   if (run == nullptr || run->empty()) return converted;
   for (size_t i = run->size(); i-- > 0;) {
     const SampleFrame& f = (*run)[i];
-    ReportNode wrapper;
-    if (f.native && l.native) {
-      NativeSymbol symbol = l.native(f.id);
-      wrapper.name = std::move(symbol.name);
-      wrapper.module = std::move(symbol.module);
-      wrapper.kind = "native";
-    } else {
-      FunctionName name = l.names(f.id);
-      wrapper.name = std::move(name.name);
-      wrapper.module = std::move(name.module);
-    }
+    ReportNode wrapper = named_frame(f, l.names, l.native);
     wrapper.total_ns = converted.total_ns;
     wrapper.children.push_back(std::move(converted));
     converted = std::move(wrapper);
@@ -76,38 +61,19 @@ ReportNode convert(const CallNode& node, const Lookups& l) {
 
 }  // namespace
 
-std::string SiblingMerger::key(const ReportNode& node) {
-  return node.name + '\x1f' + node.module + '\x1f' + node.kind;
-}
-
-SiblingMerger::SiblingMerger(std::vector<ReportNode>& siblings) : siblings_(siblings) {
-  for (size_t i = 0; i < siblings_.size(); ++i) index_.emplace(key(siblings_[i]), i);
-}
-
-void SiblingMerger::add(ReportNode&& node) {
-  auto [it, inserted] = index_.emplace(key(node), siblings_.size());
-  if (inserted) siblings_.push_back(std::move(node));
-  else merge_node(siblings_[it->second], std::move(node));
-}
-
-void merge_node(ReportNode& into, ReportNode&& from) {
-  add_optional(into.calls, from.calls);
-  add_optional(into.total_ns, from.total_ns);
-  into.self_samples += from.self_samples;
-  into.tail_entries += from.tail_entries;
-  SiblingMerger children(into.children);
-  for (auto& child : from.children) children.add(std::move(child));
-}
-
-void finish_totals(ReportNode& node) {
-  uint64_t children_ns = 0, children_samples = 0;
-  for (auto& child : node.children) {
-    finish_totals(child);
-    children_ns += child.total_ns.value_or(0);
-    children_samples += child.samples;
+ReportNode named_frame(const SampleFrame& frame, const NameLookup& managed, const NativeLookup& native) {
+  ReportNode out;
+  if (frame.native && native) {
+    NativeSymbol symbol = native(frame.id);
+    out.name = std::move(symbol.name);
+    out.module = std::move(symbol.module);
+    out.kind = "native";
+  } else {
+    FunctionName name = managed(frame.id);
+    out.name = std::move(name.name);
+    out.module = std::move(name.module);
   }
-  if (node.total_ns) node.self_ns = *node.total_ns > children_ns ? *node.total_ns - children_ns : 0;
-  node.samples = node.self_samples + children_samples;
+  return out;
 }
 
 std::vector<ReportNode> build_roots(const CallNode& root, const NameLookup& names, double ns_per_tick,

@@ -10,10 +10,11 @@
 #include <vector>
 
 #include "hooks/thread_shadow.h"
-#include "merge/function_names.h"
+#include "names/function_names.h"
 #include "snapshot/native_symbols.h"
 #include "snapshot/sampled_tree.h"
 #include "report/report.h"
+#include "report/report_tree.h"
 
 namespace umbra {
 
@@ -24,28 +25,13 @@ using SpliceLookup = std::function<const std::vector<SampleFrame>*(const CallNod
 // Ticks of frames still open when the report is taken, per node; added to those nodes' totals.
 using OpenTicks = std::unordered_map<const CallNode*, uint64_t>;
 
+// A frame of a snapshot or a sampled tree as a report node: its method's name and module, or its native symbol.
+ReportNode named_frame(const SampleFrame& frame, const NameLookup& managed, const NativeLookup& native);
+
 // With `splices`, the runs of frames a snapshot found between a node and its parent are inserted there (native
 // frames as "kind":"native"; their calls are unknown, their time is their child's).
 std::vector<ReportNode> build_roots(const CallNode& root, const NameLookup& names, double ns_per_tick,
                                     const OpenTicks& open, const SpliceLookup& splices = nullptr,
                                     const NativeLookup& native = nullptr);
-
-// Appends nodes to a sibling list, merging those with the same method (hash index: lists can be long).
-class SiblingMerger {
- public:
-  explicit SiblingMerger(std::vector<ReportNode>& siblings);
-  void add(ReportNode&& node);
-
- private:
-  static std::string key(const ReportNode& node);
-  std::vector<ReportNode>& siblings_;
-  std::unordered_map<std::string, size_t> index_;
-};
-
-// Adds `from` into `into` (same method): counters summed, children merged by name and module.
-void merge_node(ReportNode& into, ReportNode&& from);
-
-// Recomputes self_ns and samples bottom-up: self = total - sum(children totals); samples = self + children.
-void finish_totals(ReportNode& node);
 
 }  // namespace umbra

@@ -4,7 +4,7 @@
 
 #include <cstdlib>
 
-#include "profiler/log.h"
+#include "util/log.h"
 #include "profiler/profiler.h"
 #include "profiler/termination_signals.h"
 

@@ -10,7 +10,7 @@
 #include "hooks/shadow_hooks.h"
 #include "hooks/tick_clock.h"
 #include "profiler/exit_paths.h"
-#include "profiler/log.h"
+#include "util/log.h"
 
 namespace umbra {
 namespace {

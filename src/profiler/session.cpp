@@ -12,7 +12,7 @@
 #include "hooks/shadow_hooks.h"
 #include "merge/sampled_tree_builder.h"
 #include "merge/tree_builder.h"
-#include "profiler/log.h"
+#include "util/log.h"
 #include "report/output_files.h"
 #include "util/large_stack.h"
 

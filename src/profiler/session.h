@@ -11,11 +11,11 @@
 #include "hooks/coarse_clock.h"
 #include "hooks/shadow_pool.h"
 #include "hooks/tick_clock.h"
-#include "merge/function_names.h"
+#include "names/function_names.h"
 #include "profiler/config.h"
 #include "report/report.h"
 #include "snapshot/native_symbols.h"
-#include "snapshot/sampler.h"
+#include "sampler/sampler.h"
 #include "threads/thread_registry.h"
 
 namespace umbra {

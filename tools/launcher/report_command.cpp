@@ -10,12 +10,12 @@
 #include <optional>
 #include <sstream>
 
-#include "merge/tree_builder.h"
 #include "profiler/config.h"
 #include "report/display_text.h"
 #include "report/json_parser.h"
 #include "report/output_files.h"
 #include "report/report_reader.h"
+#include "report/report_tree.h"
 #include "util/large_stack.h"
 
 namespace umbra::launcher {

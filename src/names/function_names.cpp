@@ -1,4 +1,4 @@
-#include "merge/function_names.h"
+#include "names/function_names.h"
 
 #include <algorithm>
 #include <cstdio>

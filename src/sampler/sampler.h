@@ -26,7 +26,7 @@
 
 #include "clr/corprof.h"
 #include "hooks/shadow_pool.h"
-#include "merge/function_names.h"
+#include "names/function_names.h"
 #include "merge/reconcile.h"
 #include "snapshot/sample_drop.h"
 #include "snapshot/sampled_tree.h"

@@ -1,11 +1,11 @@
-#include "snapshot/sampler.h"
+#include "sampler/sampler.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 
 #include "hooks/tick_clock.h"
-#include "profiler/log.h"
+#include "util/log.h"
 #include "snapshot/code_ranges.h"
 #include "snapshot/stack_walk.h"
 #include "snapshot/thread_cpu_time.h"

@@ -1,4 +1,4 @@
-#include "profiler/log.h"
+#include "util/log.h"
 
 #include <unistd.h>
 
