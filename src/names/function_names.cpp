@@ -72,6 +72,11 @@ bool is_exception_dispatch(const std::string& name) {
 
 }  // namespace
 
+bool FunctionNames::is_tailcall_dispatcher(clr::FunctionID function) {
+  // The runtime's helper-based tail calls run through this method; the hooks see the tail calls, not it.
+  return lookup(function).name == "System.Runtime.CompilerServices.RuntimeHelpers.DispatchTailCalls";
+}
+
 void FunctionNames::ensure(clr::FunctionID function) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (frozen_ || functions_.find(function) != functions_.end()) return;

@@ -41,6 +41,9 @@ class FunctionNames {
   // Copies the invisible set, sorted, if it changed since `generation` (updated); false if unchanged.
   bool copy_invisible(uint64_t& generation, std::vector<clr::FunctionID>& out) const;
   uint64_t jit_compilations() const;
+  // The runtime's dispatcher of helper-based tail calls: a frame snapshots show between the frames tail calls
+  // connect, which the hooks never see (the reconciliation counts it as explained, not as uninstrumented code).
+  bool is_tailcall_dispatcher(clr::FunctionID function);
 
  private:
   FunctionName resolve_locked(clr::FunctionID function);

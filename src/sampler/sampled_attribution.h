@@ -1,0 +1,33 @@
+// Sampled mode, after the runtime has resumed: each walk becomes a sample in its thread's SampledTree, with the
+// native top the thread's signal handler captured stitched above the managed frames when it belongs to the walk.
+//
+// Contract: the sampler thread only, under the sampler's tree mutex (the report reads the trees under it).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "clr/corprof.h"
+#include "names/function_names.h"
+#include "sampler/sampler_stats.h"
+#include "sampler/stack_tick.h"
+
+namespace umbra {
+
+class SampledAttribution {
+ public:
+  SampledAttribution(clr::ICorProfilerInfo10& info, FunctionNames& names);
+
+  void add(const StackTick& walks, uint64_t tick_index, SamplerStats& tick);
+
+ private:
+  enum class NativeTop { kNone, kStitched, kLost };
+  NativeTop stitch_native_top(NativeCapture& capture, const StackTick::Walk& walk, uint64_t tick_index,
+                              SamplerStats& tick);
+
+  clr::ICorProfilerInfo10& info_;
+  FunctionNames& names_;
+  std::vector<SampleFrame> stack_;  // one stitched stack, root first
+};
+
+}  // namespace umbra

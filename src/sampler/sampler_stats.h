@@ -1,0 +1,51 @@
+// What the sampler counts: per tick, then added into the totals the report shows (stats.sampler).
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+
+#include "snapshot/sample_drop.h"
+
+namespace umbra {
+
+struct SamplerStats {
+  uint64_t ticks = 0;
+  uint64_t samples = 0;
+  uint64_t unchanged_samples = 0;  // sampled mode: of threads that had not run since their last walk (not walked)
+  uint64_t suspended_ns_total = 0;
+  uint64_t suspended_ns_max = 0;
+  uint64_t suspensions = 0;
+  uint64_t suspend_wait_ns_total = 0;  // inside SuspendRuntime: waiting for every thread to reach a safe point
+  uint64_t tick_ns_total = 0;  // whole ticks: native tops, suspension, walks, attribution
+  uint64_t tick_ns_max = 0;
+  uint64_t shadow_sample_ns_total = 0;  // shadow mode: counting each thread's current node
+  uint64_t snapshot_ticks = 0;          // ticks that suspended the runtime
+  uint64_t snapshot_ns_total = 0;       // their whole cost (in shadow mode: the reconciliation)
+  // The sampler thread's own CPU time so far, its sleeps and wake-ups included: on a machine whose cores are all
+  // busy, CPU time the program does not get.
+  uint64_t cpu_ns_total = 0;
+  std::array<uint64_t, kSampleDropCount> drops{};
+  bool native_tops = false;  // a signal was free for native-top capture
+
+  void count(SampleDrop reason) { ++drops[static_cast<size_t>(reason)]; }
+
+  // Adds one tick's counts (totals summed, maxima kept; cpu_ns_total and native_tops are set, not added).
+  void add_tick(const SamplerStats& tick) {
+    ticks += tick.ticks;
+    samples += tick.samples;
+    unchanged_samples += tick.unchanged_samples;
+    suspensions += tick.suspensions;
+    suspend_wait_ns_total += tick.suspend_wait_ns_total;
+    suspended_ns_total += tick.suspended_ns_total;
+    suspended_ns_max = std::max(suspended_ns_max, tick.suspended_ns_max);
+    tick_ns_total += tick.tick_ns_total;
+    tick_ns_max = std::max(tick_ns_max, tick.tick_ns_max);
+    shadow_sample_ns_total += tick.shadow_sample_ns_total;
+    snapshot_ticks += tick.snapshot_ticks;
+    snapshot_ns_total += tick.snapshot_ns_total;
+    for (size_t r = 0; r < kSampleDropCount; ++r) drops[r] += tick.drops[r];
+  }
+};
+
+}  // namespace umbra

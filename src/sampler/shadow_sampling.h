@@ -1,0 +1,15 @@
+// Shadow mode's samples: one per tick on each live thread's current shadow node. No suspension: a node's path is
+// immutable once published, so the current node is the thread's whole managed stack.
+// Contract: the sampler thread only; no allocation, lock or log.
+#pragma once
+
+#include <cstdint>
+
+#include "hooks/shadow_pool.h"
+
+namespace umbra {
+
+// Returns the number of samples counted (threads with a managed frame on their shadow stack).
+uint64_t sample_shadows(const ShadowPool& pool);
+
+}  // namespace umbra

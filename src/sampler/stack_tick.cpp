@@ -1,0 +1,187 @@
+#include "sampler/stack_tick.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "hooks/tick_clock.h"
+#include "snapshot/code_ranges.h"
+#include "snapshot/native_capture.h"
+#include "snapshot/thread_cpu_time.h"
+
+namespace umbra {
+namespace {
+
+constexpr size_t kMaxFramesPerTick = size_t(1) << 18;
+constexpr size_t kMaxFramesPerThread = 4096;
+constexpr size_t kMaxEnumeratedThreads = 4096;
+
+// How long to wait for threads to answer the native-top signal. They answer within microseconds unless they are
+// not scheduled (a loaded machine); the wait sleeps, so it costs the program nothing.
+std::chrono::milliseconds native_top_wait(uint32_t interval_ms) {
+  return std::chrono::milliseconds(std::clamp<uint32_t>(interval_ms, 2, 10));
+}
+
+}  // namespace
+
+StackTick::StackTick(clr::ICorProfilerInfo10& info, ThreadRegistry& threads, Options options)
+    : info_(info), threads_(threads), options_(options) {
+  frames_.resize(kMaxFramesPerTick);
+  enumerated_.resize(kMaxEnumeratedThreads);
+  unknown_.reserve(kMaxEnumeratedThreads);
+}
+
+void StackTick::prepare() {
+  threads_.sampling_targets(targets_);  // sorted by ThreadID
+  walks_.clear();
+  walks_.reserve(targets_.size() + 64);
+  unknown_.clear();
+  process_code_ranges().refresh();  // for the capture handler and the walk (see unwind_info.h)
+}
+
+void StackTick::take(uint64_t tick_index, SamplerStats& tick, WalkObserver* observer,
+                     const std::atomic<bool>& stopping) {
+  if (options_.skip_unchanged) find_unchanged_threads();
+  if (options_.native_tops) capture_native_tops(tick_index);
+  if (options_.skip_unchanged) read_cpu_before_walks();
+  if (stopping.load(std::memory_order_acquire)) return;  // the thread stopping the sampler may be one it would wait for
+
+  uint64_t suspend_called = monotonic_ns();
+  clr::HRESULT hr = info_.SuspendRuntime();
+  tick.suspend_wait_ns_total = monotonic_ns() - suspend_called;
+  if (!clr::succeeded(hr)) {
+    tick.count(hr == clr::CORPROF_E_SUSPENSION_IN_PROGRESS ? SampleDrop::kSuspensionInProgress
+                                                            : SampleDrop::kSuspendFailed);
+    return;
+  }
+  uint64_t suspended_at = monotonic_ns();
+  walk_suspended(tick, observer);
+  // Held until the resume is asked for: the threads it releases may preempt the sampler before the call returns,
+  // and that wait is not time the program was stopped.
+  uint64_t held = monotonic_ns() - suspended_at;
+  info_.ResumeRuntime();
+  tick.suspensions = 1;
+  tick.suspended_ns_total = held;
+  tick.suspended_ns_max = held;
+}
+
+void StackTick::register_unknown_threads() {
+  for (clr::ThreadID id : unknown_) threads_.on_seen_by_sampler(id);
+}
+
+// A blocked thread is the common case (waiting on a lock, a socket, a timer) and the costly one to walk: it must
+// be woken to answer the native-top signal, and its native frames are unwound under suspension. One CPU-clock read
+// shows whether it has run at all since its last walk.
+void StackTick::find_unchanged_threads() {
+  for (auto& t : targets_) {
+    auto cpu_ns = thread_cpu_ns(t->os_tid.load(std::memory_order_relaxed));
+    t->unchanged = cpu_ns && t->last_walk != SampledThread::LastWalk::kNone && *cpu_ns == t->cpu_ns_before_last_walk;
+  }
+}
+
+// Read after the native-top signal was answered, since answering it uses CPU time.
+void StackTick::read_cpu_before_walks() {
+  for (auto& t : targets_) {
+    if (t->unchanged) continue;
+    t->cpu_ns_before_walk = thread_cpu_ns(t->os_tid.load(std::memory_order_relaxed));
+  }
+}
+
+void StackTick::capture_native_tops(uint64_t tick_index) {
+  begin_native_capture_round();
+  bool any = false;
+  for (auto& t : targets_) {
+    pid_t tid = t->os_tid.load(std::memory_order_relaxed);
+    if (tid == 0 || t->unchanged || t->dying.load(std::memory_order_acquire)) continue;
+    if (t->capture.state.load(std::memory_order_acquire) != NativeCapture::kIdle) continue;  // still answering
+    t->capture.tick = tick_index;
+    any |= request_native_capture(tid, t->capture);
+  }
+  if (!any) return;
+  // A thread that answers too late is sampled without its top (native_top_timeout). The sampler sleeps until the
+  // last answer wakes it: the threads being waited for need the CPU to run their handlers.
+  wait_for_native_captures(
+      [&] {
+        bool pending = false;
+        for (auto& t : targets_) {
+          uint32_t s = t->capture.state.load(std::memory_order_acquire);
+          pending |= s == NativeCapture::kRequested || s == NativeCapture::kCapturing;
+        }
+        return pending;
+      },
+      std::chrono::steady_clock::now() + native_top_wait(options_.interval_ms));
+}
+
+const std::shared_ptr<SampledThread>* StackTick::target_of(clr::ThreadID id) const {
+  auto it = std::lower_bound(targets_.begin(), targets_.end(), id,
+                             [](const std::shared_ptr<SampledThread>& t, clr::ThreadID v) { return t->thread_id < v; });
+  return it == targets_.end() || (*it)->thread_id != id ? nullptr : &*it;
+}
+
+// Runtime suspended: no allocation, no lock, no logging below.
+void StackTick::walk_suspended(SamplerStats& tick, WalkObserver* observer) {
+  clr::ICorProfilerThreadEnum* threads = nullptr;
+  if (!clr::succeeded(info_.EnumThreads(&threads)) || threads == nullptr) {
+    tick.count(SampleDrop::kEnumThreadsFailed);
+    return;
+  }
+  clr::ULONG fetched = 0;
+  threads->Next(clr::ULONG(enumerated_.size()), enumerated_.data(), &fetched);
+  threads->Release();
+  size_t used = 0;
+  for (clr::ULONG i = 0; i < fetched; ++i) {
+    clr::ThreadID id = enumerated_[i];
+    const std::shared_ptr<SampledThread>* owner = target_of(id);
+    if (owner == nullptr) {
+      if (unknown_.size() < unknown_.capacity()) unknown_.push_back(id);
+      tick.count(SampleDrop::kThreadNotYetKnown);
+      continue;
+    }
+    SampledThread* target = owner->get();
+    if (!target->begin_walk()) {
+      tick.count(SampleDrop::kThreadDying);
+      continue;
+    }
+    if (target->os_tid.load(std::memory_order_relaxed) == 0) {
+      // Only now, with the runtime suspended, is the ThreadID from EnumThreads certain to be alive.
+      clr::DWORD tid = 0;
+      if (clr::succeeded(info_.GetThreadInfo(id, &tid)) && tid != 0)
+        target->os_tid.store(pid_t(tid), std::memory_order_relaxed);
+    }
+    if (target->unchanged) {
+      target->end_walk();
+      if (target->last_walk == SampledThread::LastWalk::kNoFrames) {
+        tick.count(SampleDrop::kNoFrames);
+      } else if (walks_.size() < walks_.capacity()) {
+        Walk again{*owner};
+        again.unchanged = true;
+        walks_.push_back(again);
+      }
+      continue;
+    }
+    target->last_walk = SampledThread::LastWalk::kNone;  // until this walk proves whole
+    FrameSink sink{frames_.data() + used, std::min(kMaxFramesPerThread, frames_.size() - used)};
+    sink.native_runs = &target->native_runs;
+    clr::HRESULT hr = walk_thread(info_, id, sink);
+    if (observer && sink.count > 0 && hr != clr::CORPROF_E_STACKSNAPSHOT_UNSAFE)
+      observer->on_walk(id, sink, clr::succeeded(hr) && !sink.overflowed);  // still under the walk guard
+    target->end_walk();
+    if (hr == clr::CORPROF_E_STACKSNAPSHOT_UNSAFE) {
+      tick.count(SampleDrop::kSnapshotUnsafe);
+    } else if (!clr::succeeded(hr) && hr != clr::E_FAIL) {
+      tick.count(SampleDrop::kSnapshotFailed);
+    } else if (sink.count == 0) {
+      tick.count(SampleDrop::kNoFrames);  // E_FAIL: no managed frames
+      if (target->cpu_ns_before_walk) {
+        target->last_walk = SampledThread::LastWalk::kNoFrames;
+        target->cpu_ns_before_last_walk = *target->cpu_ns_before_walk;
+      }
+    } else if (options_.keep_walks) {
+      if (sink.overflowed) tick.count(SampleDrop::kFramesTruncated);
+      if (walks_.size() < walks_.capacity())
+        walks_.push_back({*owner, used, sink.count, sink.first_managed_ip, sink.first_managed_function, sink.overflowed});
+      used += sink.count;
+    }
+  }
+}
+
+}  // namespace umbra
