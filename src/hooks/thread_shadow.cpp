@@ -113,51 +113,33 @@ void ThreadShadow::tailcall(clr::FunctionID function, uint64_t now_ticks) {
 uint32_t ThreadShadow::topmost_frame_of(clr::FunctionID function) const {
   for (uint32_t i = depth_.load(std::memory_order_relaxed); i-- > 0;)
     if (frames_[i].function == function) return i;
-  return kNoFrame;
-}
-
-void ThreadShadow::exception_thrown() {
-  exception_active_ = true;
-  awaiting_first_unwind_ = true;
-  searching_ = true;
-  search_reached_bottom_ = false;
-  catcher_found_ = false;
+  return ExceptionTracking::kNoFrame;
 }
 
 void ThreadShadow::search_enter(clr::FunctionID function) {
-  if (depth_.load(std::memory_order_relaxed) > 0 && frames_[0].function == function) search_reached_bottom_ = true;
+  bool bottom = depth_.load(std::memory_order_relaxed) > 0 && frames_[0].function == function;
+  if (bottom) exception_.search_reached_bottom();
 }
 
 bool ThreadShadow::unwind_enter(clr::FunctionID function) {
-  awaiting_first_unwind_ = false;
-  uint32_t frame = overflow_depth_ != 0 ? kNoFrame : topmost_frame_of(function);
-  // Unwinding runs downwards: an unwind still pending at or above this frame never got its leave (the runtime
-  // caught the exception in native code just below it) and never will.
-  while (unwinding_count_ > 0 && frame != kNoFrame && unwinding_[unwinding_count_ - 1].frame != kNoFrame &&
-         unwinding_[unwinding_count_ - 1].frame >= frame)
-    --unwinding_count_;
-  if (unwinding_count_ < kMaxNestedUnwinds) {
-    unwinding_[unwinding_count_++] = {function, frame};
-  } else {
+  uint32_t frame = overflow_depth_ != 0 ? ExceptionTracking::kNoFrame : topmost_frame_of(function);
+  bool unhandled = false;
+  if (!exception_.begin_unwind(function, frame, unhandled))
     count(DropReason::kUnmatchedLeave);  // nested deeper than tracked: this unwind will not pop its frame
-  }
-  bool unhandled = searching_ && search_reached_bottom_ && !catcher_found_;
-  searching_ = false;
   return unhandled;
 }
 
 void ThreadShadow::unwind_leave(uint64_t now_ticks) {
   unwinds_.add(1);
   pending_tail_entry_ = false;
-  // .NET 10 sends one unwind leave right after a managed throw, before any unwind enter: it pops nothing.
-  if (awaiting_first_unwind_ || unwinding_count_ == 0) return;
-  Unwinding u = unwinding_[--unwinding_count_];
+  ExceptionTracking::Unwinding u{};
+  if (!exception_.end_unwind(u)) return;
   if (overflow_depth_ != 0) {
     --overflow_depth_;
     return;
   }
   uint32_t d = depth_.load(std::memory_order_relaxed);
-  if (u.frame == kNoFrame || u.frame >= d || frames_[u.frame].function != u.function) {
+  if (u.frame == ExceptionTracking::kNoFrame || u.frame >= d || frames_[u.frame].function != u.function) {
     count(DropReason::kUnmatchedLeave);
     return;
   }
@@ -166,12 +148,11 @@ void ThreadShadow::unwind_leave(uint64_t now_ticks) {
 }
 
 void ThreadShadow::catcher_enter(clr::FunctionID function, uint64_t now_ticks) {
-  // The catcher got an unwind enter but gets no unwind leave: forget it.
-  if (unwinding_count_ > 0 && unwinding_[unwinding_count_ - 1].function == function) --unwinding_count_;
+  exception_.catcher_entered(function);
   if (overflow_depth_ != 0) return;
   uint32_t d = depth_.load(std::memory_order_relaxed);
   uint32_t i = topmost_frame_of(function);
-  if (i == kNoFrame) return;
+  if (i == ExceptionTracking::kNoFrame) return;
   if (uint32_t stale = d - 1 - i) {
     drops_[static_cast<size_t>(DropReason::kStaleFramePopped)].add(stale);
     pop_to(i + 1, now_ticks);

@@ -7,8 +7,8 @@
 //   stores after the frame they describe is complete, and every node's parent chain is immutable, so the path read
 //   from current_node() is never torn. open_frame_ticks() reads frames with relaxed atomics and is exact only while
 //   the owner is stopped (SuspendRuntime, or the owner has exited).
-// - The object is never freed while a reader may hold it: ThreadRegistry keeps every claimed shadow until the
-//   report is written.
+// - The object is never freed while a reader may hold it: the ShadowPool keeps every claimed shadow until the pool
+//   is destroyed, after the report is written.
 #pragma once
 
 #include <array>
@@ -19,6 +19,7 @@
 #include "clr/corprof.h"
 #include "hooks/call_node.h"
 #include "hooks/drop_reason.h"
+#include "hooks/exception_tracking.h"
 #include "hooks/owner_counter.h"
 #include "hooks/region.h"
 
@@ -60,9 +61,9 @@ class ThreadShadow {
   // frame without finding a catcher, the exception is unhandled and the runtime will end the process:
   // unwind_enter() then returns true (once). A search that stops short of the bottom frame without a catcher is
   // caught by runtime code (a type initializer, reflection, a filter) and is not unhandled.
-  void exception_thrown();
+  void exception_thrown() { exception_.thrown(); }
   void search_enter(clr::FunctionID function);
-  void catcher_found() { catcher_found_ = true; }
+  void catcher_found() { exception_.catcher_found(); }
   bool unwind_enter(clr::FunctionID function);
   // Pops the frame the matching unwind_enter named (no leave hook follows an unwind). Unwinds nest: an exception
   // thrown and caught inside a finally unwinds within the outer one.
@@ -76,14 +77,14 @@ class ThreadShadow {
   uint64_t unwinds() const { return unwinds_.get(); }
 
   // The catch block has finished: the exception is over.
-  void catcher_leave() { exception_active_ = false; }
+  void catcher_leave() { exception_.caught(); }
 
   // --- the sampler, only while the owner is stopped (SuspendRuntime: a suspended thread is never inside a hook,
   // and one in native code cannot re-enter managed code until the runtime resumes) ---
   clr::FunctionID frame_function(uint32_t index) const { return frames_[index].function; }
   CallNode* frame_node(uint32_t index) const { return frames_[index].node.load(std::memory_order_relaxed); }
   // An exception is being dispatched: frames the shadow has already popped may still be on the real stack.
-  bool exception_active() const { return exception_active_; }
+  bool exception_active() const { return exception_.active(); }
   bool overflowed() const { return overflow_depth_ != 0; }
   // Pops frames that are not on the real stack any more (their leave never came).
   void repair_truncate(uint32_t new_depth, uint64_t now_ticks) {
@@ -137,19 +138,7 @@ class ThreadShadow {
   CallNode* hint_node_ = nullptr;
   uint32_t overflow_depth_ = 0;  // frames entered beyond capacity, not recorded
   bool pending_tail_entry_ = false;
-  struct Unwinding {
-    clr::FunctionID function;
-    uint32_t frame;  // index of the frame being unwound, or kNoFrame
-  };
-  static constexpr uint32_t kNoFrame = ~uint32_t{0};
-  static constexpr uint32_t kMaxNestedUnwinds = 16;
-  std::array<Unwinding, kMaxNestedUnwinds> unwinding_{};
-  uint32_t unwinding_count_ = 0;
-  bool awaiting_first_unwind_ = false;
-  bool exception_active_ = false;
-  bool searching_ = false;
-  bool search_reached_bottom_ = false;
-  bool catcher_found_ = false;
+  ExceptionTracking exception_;
   uint32_t topmost_frame_of(clr::FunctionID function) const;
   OwnerCounter enters_, leaves_, tailcalls_, unwinds_;
   std::atomic<uint32_t> depth_{0};
@@ -202,8 +191,7 @@ UMBRA_ALWAYS_INLINE bool ThreadShadow::try_leave(clr::FunctionID function, uint6
   return true;
 }
 
-// Kept out of line: inlined into the hooks, the call loop measured 1.5-3 ns slower per call (bench/micro
-// BM_Elt3HookPair 11.7 vs 10.2 ns).
+// Kept out of line: inlined into the hooks, it made the call loop slower (bench/RESULTS.md, BM_Elt3HookPair).
 __attribute__((noinline)) inline void ThreadShadow::leave(clr::FunctionID function, uint64_t now_ticks) {
   if (!try_leave(function, now_ticks)) leave_slow(function, now_ticks);
 }

@@ -159,14 +159,14 @@ void Session::add_sampled_threads(Report& report) {
   // stop() has returned: the sampler no longer touches the trees.
   NameLookup managed = [this](clr::FunctionID f) { return names_.lookup(f); };
   NativeLookup native = [this](uintptr_t ip) { return native_symbols_.lookup(ip); };
-  for (const auto& entry : threads_.sampled_threads()) {
-    const SampledThread& t = *entry.thread;
+  for (const auto& entry : threads_.snapshot()) {
+    const SampledThread& t = entry.record->sampled;
     if (t.tree.samples() == 0) continue;
     ReportThread thread;
     thread.os_tid = uint64_t(t.os_tid.load(std::memory_order_relaxed));
     thread.managed_id = t.thread_id;
     thread.name = entry.name;
-    thread.exited = entry.exited;
+    thread.exited = entry.ended;
     thread.managed_samples = t.managed_samples;
     thread.native_samples = t.native_samples;
     thread.roots = build_sampled_roots(t.tree, managed, native);
@@ -212,12 +212,18 @@ void Session::add_shadow_threads(Report& report) {
     return it == splices.end() || !it->second.shown() ? nullptr : &it->second.frames;
   };
 
-  std::vector<ThreadShadow*> shadows;
-  pool_.for_each_claimed([&](ThreadShadow& s) { shadows.push_back(&s); });
+  // Threads in the order their shadows were claimed: the main thread first.
+  std::unordered_map<const ThreadShadow*, size_t> claim_order;
+  pool_.for_each_claimed([&](ThreadShadow& s) { claim_order[&s] = claim_order.size(); });
+  std::vector<ThreadRegistry::Snapshot> threads = threads_.snapshot();
+  std::erase_if(threads, [](const ThreadRegistry::Snapshot& t) { return t.record->shadow == nullptr; });
+  std::sort(threads.begin(), threads.end(), [&](const auto& a, const auto& b) {
+    return claim_order[a.record->shadow] > claim_order[b.record->shadow];
+  });
   uint64_t enters = 0, leaves = 0, tailcalls = 0, unwinds = 0;
   std::array<uint64_t, kDropReasonCount> drops{};
-  for (auto it = shadows.rbegin(); it != shadows.rend(); ++it) {  // claim order: the main thread first
-    ThreadShadow& shadow = **it;
+  for (const ThreadRegistry::Snapshot& entry : threads) {
+    ThreadShadow& shadow = *entry.record->shadow;
     enters += shadow.enters();
     leaves += shadow.leaves();
     tailcalls += shadow.tailcalls();
@@ -228,7 +234,7 @@ void Session::add_shadow_threads(Report& report) {
     ReportThread thread;
     thread.os_tid = uint64_t(shadow.os_tid);
     if (shadow.thread_id) thread.managed_id = shadow.thread_id;
-    thread.name = threads_.name_of(shadow);
+    thread.name = entry.name;
     thread.exited = shadow.retired.load(std::memory_order_acquire);
     thread.roots = build_roots(shadow.root(), lookup, ns_per_tick, open, splice_of, native);
     if (!thread.roots.empty()) report.threads.push_back(std::move(thread));

@@ -4,8 +4,8 @@
 // The walk guard (Dekker-style, sequentially consistent): the sampler sets `walking` and then checks `dying`;
 // ThreadDestroyed sets `dying` and then waits for `walking` to clear. So a walk never starts on a dying thread and
 // ThreadDestroyed never returns while a walk of its thread is in flight.
-// Ownership: shared_ptr, held by the registry and by the sampler's per-tick target list, so nothing is freed while
-// the sampler may still hold it. A capture abandoned in flight keeps its thread alive until the process ends.
+// Ownership: part of the thread's ThreadRecord (thread_record.h), which the registry keeps for the whole run and the
+// sampler's per-tick target list shares, so nothing is freed while the sampler may still hold it.
 #pragma once
 
 #include <sys/types.h>

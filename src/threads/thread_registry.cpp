@@ -5,28 +5,9 @@
 #include <thread>
 
 #include "hooks/shadow_hooks.h"
+#include "util/utf8.h"
 
 namespace umbra {
-
-void ThreadRegistry::on_created(clr::ThreadID thread) {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    threads_[thread];
-    sampled_.try_emplace(thread, std::make_shared<SampledThread>(thread));
-    ++created_;
-  }
-  pool_.prepare(1);
-}
-
-ThreadShadow* ThreadRegistry::find_shadow_locked(clr::ThreadID thread) {
-  // Newly claimed shadows sit at the head of the pool's list, before the last one indexed.
-  ThreadShadow* head = pool_.claimed_head();
-  for (ThreadShadow* s = head; s && s != indexed_head_; s = s->next_claimed.load(std::memory_order_acquire))
-    if (s->thread_id != 0) shadows_.emplace(s->thread_id, s);
-  indexed_head_ = head;
-  auto it = shadows_.find(thread);
-  return it == shadows_.end() ? nullptr : it->second;
-}
 
 namespace {
 
@@ -49,30 +30,59 @@ bool wait_until_unwalked(SampledThread& t) {
 
 }  // namespace
 
-void ThreadRegistry::on_destroyed(clr::ThreadID thread) {
-  std::shared_ptr<SampledThread> sampled;
+ThreadRecord& ThreadRegistry::live_record_locked(clr::ThreadID thread) {
+  auto [it, inserted] = live_.try_emplace(thread, nullptr);
+  if (inserted) {
+    it->second = std::make_shared<ThreadRecord>(thread);
+    records_.push_back(it->second);
+  }
+  return *it->second;
+}
+
+void ThreadRegistry::attach_claimed_shadows_locked() {
+  // Newly claimed shadows sit at the head of the pool's list, before the last one attached.
+  ThreadShadow* head = pool_.claimed_head();
+  for (ThreadShadow* s = head; s && s != attached_head_; s = s->next_claimed.load(std::memory_order_acquire)) {
+    ThreadRecord* record = nullptr;
+    if (s->thread_id != 0) {
+      record = &live_record_locked(s->thread_id);
+      if (record->shadow != nullptr && record->shadow != s) record = nullptr;  // the ThreadID was reused
+    }
+    if (record == nullptr) {
+      records_.push_back(std::make_shared<ThreadRecord>(s->thread_id));
+      record = records_.back().get();
+    }
+    record->shadow = s;
+  }
+  attached_head_ = head;
+}
+
+void ThreadRegistry::on_created(clr::ThreadID thread) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (auto it = sampled_.find(thread); it != sampled_.end()) sampled = it->second;
+    live_record_locked(thread);
+    ++created_;
   }
-  bool settled = sampled ? wait_until_unwalked(*sampled) : true;
+  pool_.prepare(1);
+}
+
+void ThreadRegistry::on_destroyed(clr::ThreadID thread) {
+  std::shared_ptr<ThreadRecord> record;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    attach_claimed_shadows_locked();
+    if (auto it = live_.find(thread); it != live_.end()) record = it->second;
+  }
+  bool settled = record ? wait_until_unwalked(record->sampled) : true;
   std::lock_guard<std::mutex> lock(mutex_);
   ++destroyed_;
-  if (!settled) ++abandoned_captures_;  // the entry below keeps the buffer alive to the end
-  // ThreadIDs are reused by later threads: what belongs to this one moves out of the by-id tables.
-  std::optional<std::string> name;
-  if (auto it = threads_.find(thread); it != threads_.end()) {
-    name = std::move(it->second.name);
-    threads_.erase(it);
-  }
-  if (sampled) {
-    sampled_.erase(thread);
-    sampled_ended_.push_back({sampled, name, true});
-  }
-  ThreadShadow* shadow = find_shadow_locked(thread);
+  if (!settled) ++abandoned_captures_;  // the record keeps the buffer alive to the end
+  if (!record) return;
+  // ThreadIDs are reused by later threads: the ended record leaves the index and stays in the table.
+  live_.erase(thread);
+  record->ended = true;
+  ThreadShadow* shadow = record->shadow;
   if (shadow == nullptr) return;
-  shadows_.erase(thread);
-  retired_names_[shadow] = std::move(name);
   shadow->retired.store(true, std::memory_order_release);
   if (hooks::existing_shadow() == shadow) {
     hooks::release_current_shadow();
@@ -82,53 +92,42 @@ void ThreadRegistry::on_destroyed(clr::ThreadID thread) {
 
 void ThreadRegistry::on_assigned_os_thread(clr::ThreadID thread, uint32_t os_tid) {
   std::lock_guard<std::mutex> lock(mutex_);
-  threads_[thread].os_tid = os_tid;
-  auto& sampled = sampled_[thread];
-  if (!sampled) sampled = std::make_shared<SampledThread>(thread);
-  sampled->os_tid.store(pid_t(os_tid), std::memory_order_relaxed);
+  live_record_locked(thread).sampled.os_tid.store(pid_t(os_tid), std::memory_order_relaxed);
+}
+
+void ThreadRegistry::on_name_changed(clr::ThreadID thread, std::u16string_view name) {
+  std::string utf8 = utf16_to_utf8(name);
+  std::lock_guard<std::mutex> lock(mutex_);
+  live_record_locked(thread).name = std::move(utf8);
+}
+
+void ThreadRegistry::on_seen_by_sampler(clr::ThreadID thread) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  live_record_locked(thread);
 }
 
 void ThreadRegistry::sampling_targets(std::vector<std::shared_ptr<SampledThread>>& out) const {
   out.clear();
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    for (const auto& [id, t] : sampled_) out.push_back(t);
+    for (const auto& r : records_)
+      if (!r->ended && r->id != 0) out.emplace_back(r, &r->sampled);  // shares the record's ownership
   }
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a->thread_id < b->thread_id; });
 }
 
-void ThreadRegistry::on_seen_by_sampler(clr::ThreadID thread) {
+std::vector<ThreadRegistry::Snapshot> ThreadRegistry::snapshot() {
   std::lock_guard<std::mutex> lock(mutex_);
-  auto& sampled = sampled_[thread];
-  if (!sampled) sampled = std::make_shared<SampledThread>(thread);
-}
-
-std::vector<ThreadRegistry::SampledEntry> ThreadRegistry::sampled_threads() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  std::vector<SampledEntry> out = sampled_ended_;
-  for (const auto& [id, t] : sampled_) {
-    auto info = threads_.find(id);
-    out.push_back({t, info == threads_.end() ? std::nullopt : info->second.name, false});
-  }
+  attach_claimed_shadows_locked();
+  std::vector<Snapshot> out;
+  out.reserve(records_.size());
+  for (const auto& r : records_) out.push_back({r, r->name, r->ended});
   return out;
 }
 
 uint64_t ThreadRegistry::abandoned_captures() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return abandoned_captures_;
-}
-
-void ThreadRegistry::on_name_changed(clr::ThreadID thread, std::u16string_view name) {
-  std::string utf8 = utf16_to_utf8(name);
-  std::lock_guard<std::mutex> lock(mutex_);
-  threads_[thread].name = std::move(utf8);
-}
-
-std::optional<std::string> ThreadRegistry::name_of(const ThreadShadow& shadow) const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (auto it = retired_names_.find(&shadow); it != retired_names_.end()) return it->second;
-  if (auto it = threads_.find(shadow.thread_id); it != threads_.end()) return it->second.name;
-  return std::nullopt;
 }
 
 uint64_t ThreadRegistry::threads_created() const {

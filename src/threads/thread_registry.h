@@ -1,9 +1,9 @@
-// What umbra knows about managed threads: OS thread id, name, and whether the thread is gone.
+// What umbra knows about managed threads: one ThreadRecord per thread met, live or ended, in one table.
 //
 // Contract: called from the thread callbacks (ThreadCreated/Destroyed/AssignedToOSThread/NameChanged), which may
 // block, and by the sampler before and after (never during) a suspension; never from the hooks. One mutex guards
-// the tables; it is never held while calling into the runtime or while ThreadDestroyed waits for a walk.
-// ThreadDestroyed retires the thread's shadow: its tree is kept for the report (the handover), and, when the
+// the table; it is never held while calling into the runtime or while ThreadDestroyed waits for a walk.
+// ThreadDestroyed marks the thread ended and retires its shadow: its tree is kept for the report, and, when the
 // callback runs on the dying thread itself, its frame pages are released and the thread-local pointer cleared.
 #pragma once
 
@@ -13,18 +13,13 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "clr/corprof.h"
 #include "hooks/shadow_pool.h"
-#include "threads/sampled_thread.h"
-#include "util/utf8.h"
+#include "threads/thread_record.h"
 
 namespace umbra {
-
-struct ManagedThreadInfo {
-  uint32_t os_tid = 0;
-  std::optional<std::string> name;
-};
 
 class ThreadRegistry {
  public:
@@ -35,21 +30,22 @@ class ThreadRegistry {
   void on_assigned_os_thread(clr::ThreadID thread, uint32_t os_tid);
   void on_name_changed(clr::ThreadID thread, std::u16string_view name);
 
-  // The name of the thread that owns (or owned) this shadow.
-  std::optional<std::string> name_of(const ThreadShadow& shadow) const;
-
   // --- the sampler's side ---
   // Live threads the sampler may walk, sorted by ThreadID (prepared before each suspension).
   void sampling_targets(std::vector<std::shared_ptr<SampledThread>>& out) const;
   // A thread the sampler met without a ThreadCreated (the main thread): sample it from now on.
   void on_seen_by_sampler(clr::ThreadID thread);
-  // Every sampled thread, live or ended, with its name; for the report.
-  struct SampledEntry {
-    std::shared_ptr<SampledThread> thread;
+
+  // --- the report's side ---
+  // A record as the report sees it: name and end read under the mutex.
+  struct Snapshot {
+    std::shared_ptr<const ThreadRecord> record;
     std::optional<std::string> name;
-    bool exited;
+    bool ended;
   };
-  std::vector<SampledEntry> sampled_threads() const;
+  // Every thread met, live or ended, in the order met; shadows claimed since the last call are attached to their
+  // thread's record first (a thread that ran hooks without any callback gets a record of its own).
+  std::vector<Snapshot> snapshot();
   // Captures that never finished because their thread ended first (their buffers are kept, never reused).
   uint64_t abandoned_captures() const;
   uint64_t threads_created() const;
@@ -60,17 +56,15 @@ class ThreadRegistry {
   static constexpr size_t kPreparedShadows = 8;
 
  private:
-  ThreadShadow* find_shadow_locked(clr::ThreadID thread);
+  ThreadRecord& live_record_locked(clr::ThreadID thread);
+  void attach_claimed_shadows_locked();
 
   ShadowPool& pool_;
   mutable std::mutex mutex_;
-  std::unordered_map<clr::ThreadID, ManagedThreadInfo> threads_;
-  std::unordered_map<clr::ThreadID, ThreadShadow*> shadows_;  // index over the pool's claimed list
-  std::unordered_map<const ThreadShadow*, std::optional<std::string>> retired_names_;
-  std::unordered_map<clr::ThreadID, std::shared_ptr<SampledThread>> sampled_;  // live
-  std::vector<SampledEntry> sampled_ended_;
+  std::vector<std::shared_ptr<ThreadRecord>> records_;       // the table: every thread met, in the order met
+  std::unordered_map<clr::ThreadID, std::shared_ptr<ThreadRecord>> live_;  // live records (ThreadIDs are reused)
+  ThreadShadow* attached_head_ = nullptr;                     // claimed shadows up to here are attached
   uint64_t abandoned_captures_ = 0;
-  ThreadShadow* indexed_head_ = nullptr;                        // claimed shadows up to here are in shadows_
   uint64_t created_ = 0;
   uint64_t destroyed_ = 0;
 };

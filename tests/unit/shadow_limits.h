@@ -1,4 +1,5 @@
-// Small shadow-stack limits for unit tests: a real reservation, but only a megabyte or a few.
+// Small shadow-stack limits for unit tests (a real reservation, but only a megabyte or a few), and the calls a
+// tree holds.
 #pragma once
 
 #include "hooks/thread_shadow.h"
@@ -10,6 +11,13 @@ inline ShadowLimits small_limits(uint32_t depth = 64, size_t node_bytes = size_t
   limits.max_depth = depth;
   limits.node_bytes = node_bytes;
   return limits;
+}
+
+// Calls of every node of the tree under `node`, `node` included.
+inline uint64_t sum_calls(const CallNode& node) {
+  uint64_t total = node.calls.get();
+  for (const CallNode* c = node.first_child_acquire(); c; c = c->next_sibling) total += sum_calls(*c);
+  return total;
 }
 
 }  // namespace umbra::testing

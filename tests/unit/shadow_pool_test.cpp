@@ -16,12 +16,8 @@ namespace umbra {
 namespace {
 
 using testing::small_limits;
+using testing::sum_calls;
 
-uint64_t sum_calls(const CallNode& node) {
-  uint64_t total = node.calls.get();
-  for (const CallNode* c = node.first_child_acquire(); c; c = c->next_sibling) total += sum_calls(*c);
-  return total;
-}
 
 TEST(ShadowPool, ClaimGivesEachThreadItsOwnShadow) {
   ShadowPool pool(small_limits(256, size_t(4) << 20));
@@ -100,35 +96,6 @@ TEST(ShadowPool, ConcurrentOwnersAndAReader) {
   EXPECT_EQ(registry.threads_created(), uint64_t(kThreads));
   EXPECT_EQ(registry.threads_destroyed(), uint64_t(kThreads));
   hooks::install_pool(nullptr, nullptr);
-}
-
-TEST(ThreadRegistry, DestroyedOnAnotherThreadKeepsTheTreeAndTheName) {
-  ShadowPool pool(small_limits(256, size_t(4) << 20));
-  ThreadRegistry registry(pool);
-  pool.prepare(2);
-  ThreadShadow* shadow = nullptr;
-  std::thread owner([&] {
-    shadow = pool.claim(77);
-    shadow->enter(5, 0);
-    shadow->leave(5, 1);
-  });
-  owner.join();
-  registry.on_name_changed(77, u"W\u00f6rker");
-  registry.on_destroyed(77);
-  EXPECT_TRUE(shadow->retired.load());
-  EXPECT_EQ(registry.name_of(*shadow).value_or(""), "W\xc3\xb6rker");
-  // A new thread reusing the ThreadID does not inherit the name.
-  registry.on_created(77);
-  ThreadShadow* next = pool.claim(77);
-  EXPECT_FALSE(registry.name_of(*next).has_value());
-  EXPECT_EQ(sum_calls(shadow->root()), 1u);
-}
-
-TEST(ThreadRegistry, Utf16ToUtf8) {
-  EXPECT_EQ(utf16_to_utf8(u"abc"), "abc");
-  EXPECT_EQ(utf16_to_utf8(u"\u00e9\u4e2d"), "\xc3\xa9\xe4\xb8\xad");
-  EXPECT_EQ(utf16_to_utf8(u"\U0001F600"), "\xf0\x9f\x98\x80");
-  EXPECT_EQ(utf16_to_utf8(std::u16string(1, char16_t(0xD800))), "\xef\xbf\xbd");
 }
 
 }  // namespace

@@ -1,0 +1,75 @@
+// One thread's exception in progress, as the exception callbacks report it: whether an exception is being
+// dispatched, whether its search passed the thread's bottom frame without finding a catcher (then it is
+// unhandled and the runtime will end the process), and the frames being unwound. Unwinds nest: an exception thrown
+// and caught inside a finally unwinds within the outer one.
+//
+// Contract: the owner thread only (its exception callbacks), like the shadow stack it belongs to; the sampler reads
+// active() only while the owner is suspended. Never blocks, allocates, logs or throws.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "clr/corprof.h"
+
+namespace umbra {
+
+class ExceptionTracking {
+ public:
+  static constexpr uint32_t kNoFrame = ~uint32_t{0};
+  struct Unwinding {
+    clr::FunctionID function;
+    uint32_t frame;  // index of the shadow frame being unwound, or kNoFrame
+  };
+
+  void thrown() {
+    active_ = true;
+    awaiting_first_unwind_ = true;
+    searching_ = true;
+    search_reached_bottom_ = false;
+    catcher_found_ = false;
+  }
+  void search_reached_bottom() { search_reached_bottom_ = true; }
+  void catcher_found() { catcher_found_ = true; }
+  // The catch block has finished: the exception is over.
+  void caught() { active_ = false; }
+  bool active() const { return active_; }
+
+  // An unwind begins at `frame`. Returns false when unwinds nest deeper than tracked (that one will not pop its
+  // frame). `unhandled` is set once, at the first unwind of a search that found no catcher above the bottom frame.
+  bool begin_unwind(clr::FunctionID function, uint32_t frame, bool& unhandled) {
+    awaiting_first_unwind_ = false;
+    // Unwinding runs downwards: an unwind still pending at or above this frame never got its leave (the runtime
+    // caught the exception in native code just below it) and never will.
+    while (count_ > 0 && frame != kNoFrame && unwinding_[count_ - 1].frame != kNoFrame &&
+           unwinding_[count_ - 1].frame >= frame)
+      --count_;
+    unhandled = searching_ && search_reached_bottom_ && !catcher_found_;
+    searching_ = false;
+    if (count_ == unwinding_.size()) return false;
+    unwinding_[count_++] = {function, frame};
+    return true;
+  }
+  // The unwind that ends now, if any. .NET 10 sends one unwind leave right after a managed throw, before any unwind
+  // enter: it ends nothing.
+  bool end_unwind(Unwinding& ended) {
+    if (awaiting_first_unwind_ || count_ == 0) return false;
+    ended = unwinding_[--count_];
+    return true;
+  }
+  // The catcher got an unwind enter but gets no unwind leave: forget it.
+  void catcher_entered(clr::FunctionID function) {
+    if (count_ > 0 && unwinding_[count_ - 1].function == function) --count_;
+  }
+
+ private:
+  std::array<Unwinding, 16> unwinding_{};
+  uint32_t count_ = 0;
+  bool awaiting_first_unwind_ = false;
+  bool active_ = false;
+  bool searching_ = false;
+  bool search_reached_bottom_ = false;
+  bool catcher_found_ = false;
+};
+
+}  // namespace umbra
