@@ -37,12 +37,124 @@ void ReconcileCounts::add(const ReconcileCounts& o) {
   for (size_t i = 0; i < kept.size(); ++i) kept[i] += o.kept[i];
 }
 
+namespace {
+
+// One alignment: the shadow stack and the snapshot walked together from the root.
+class Alignment {
+ public:
+  Alignment(ThreadShadow& shadow, const SampleFrame* root_first, size_t count, ReconcileScratch& scratch,
+            const std::vector<clr::FunctionID>& invisible, ReconcileOutcome& out)
+      : shadow_(shadow), snap_(root_first), count_(count), scratch_(scratch), invisible_(invisible), out_(out),
+        depth_(shadow.depth()),
+        snapshot_at_(next_managed(root_first, count, 0)),  // native frames below the first are the host's
+        run_start_(snapshot_at_) {}
+
+  // Aligns up to the top of either stack. False at a difference nothing explains (recorded in the outcome).
+  bool walk() {
+    while (shadow_at_ < depth_ && snapshot_at_ < count_) {
+      if (shadow_.frame_function(shadow_at_) == snap_[snapshot_at_].id) {
+        match();
+      } else if (invisible(shadow_at_)) {
+        ++out_.counts.kept[size_t(ReconcileKept::kInvisibleFrame)];
+        ++shadow_at_;
+      } else if (!explain_difference()) {
+        out_.unexplained = true;
+        ++out_.counts.unexplained;
+        out_.shadow_at = shadow_at_;
+        out_.snapshot_at = uint32_t(snapshot_at_);
+        return false;
+      }
+    }
+    return true;
+  }
+
+  // What is left above the top of either stack.
+  void finish(uint64_t now_ticks) {
+    for (; snapshot_at_ < count_; snapshot_at_ = next_managed(snap_, count_, snapshot_at_ + 1))
+      ++out_.counts.unseen_top_frames;
+    if (shadow_at_ == depth_) return;
+    bool invisible_above = false;
+    for (uint32_t f = shadow_at_; f < depth_; ++f) invisible_above |= invisible(f);
+    if (invisible_above) {
+      // Frames snapshots cannot show are above the snapshot's top (an exception being dispatched, an IL stub):
+      // what lies there cannot be judged from this snapshot.
+      out_.counts.kept[size_t(ReconcileKept::kInvisibleFrame)] += depth_ - shadow_at_;
+    } else {
+      // The real stack ends below the shadow's top: those frames returned without a leave.
+      out_.counts.repairs[size_t(ReconcileRepair::kMissedLeave)] += depth_ - shadow_at_;
+      shadow_.repair_truncate(shadow_at_, now_ticks);
+    }
+  }
+
+ private:
+  bool invisible(uint32_t shadow_frame) const {
+    return std::binary_search(invisible_.begin(), invisible_.end(), shadow_.frame_function(shadow_frame));
+  }
+
+  void record(const CallNode* node, size_t first, size_t end, bool native) {
+    if (!record_splice(scratch_, node, snap_, first, end, native)) ++out_.counts.splices_lost;
+  }
+
+  // The same frame on both stacks. Every comparison votes: with the run of native frames found between the node
+  // and its parent here, or with nothing between them.
+  void match() {
+    const CallNode* node = shadow_.frame_node(shadow_at_);
+    if (shadow_at_ > 0 && node->function != kTreeFullFunction) {
+      record(node, run_start_, snapshot_at_, true);
+      if (run_start_ < snapshot_at_) ++out_.counts.spliced[size_t(ReconcileSplice::kNativeSegment)];
+    }
+    ++out_.counts.frames_compared;
+    ++shadow_at_;
+    run_start_ = snapshot_at_ + 1;
+    snapshot_at_ = next_managed(snap_, count_, snapshot_at_ + 1);
+  }
+
+  // Either shadow frames missing from the snapshot here (stale: kept), or snapshot frames missing from the shadow
+  // (managed frames the hooks never saw: spliced in), whichever skips fewer frames. False if neither fits.
+  bool explain_difference() {
+    uint32_t shadow_resumes = shadow_at_ + 1;  // where the snapshot's frame appears further up the shadow
+    while (shadow_resumes < depth_ && shadow_.frame_function(shadow_resumes) != snap_[snapshot_at_].id)
+      ++shadow_resumes;
+    size_t snapshot_resumes = next_managed(snap_, count_, snapshot_at_ + 1);  // ... the shadow's frame, the snapshot
+    size_t unseen_managed = 1;
+    while (snapshot_resumes < count_ && snap_[snapshot_resumes].id != shadow_.frame_function(shadow_at_)) {
+      snapshot_resumes = next_managed(snap_, count_, snapshot_resumes + 1);
+      ++unseen_managed;
+    }
+    bool stale_fits = shadow_resumes < depth_;
+    bool unseen_fits = snapshot_resumes < count_;
+    if (stale_fits && (!unseen_fits || shadow_resumes - shadow_at_ <= unseen_managed)) {
+      out_.counts.kept[size_t(ReconcileKept::kStaleMiddleFrame)] += shadow_resumes - shadow_at_;
+      shadow_at_ = shadow_resumes;
+      return true;
+    }
+    if (!unseen_fits) return false;
+    // Classified after the resume: the tail-call dispatcher, or uninstrumented code.
+    const CallNode* node = shadow_.frame_node(shadow_at_);
+    if (node->function != kTreeFullFunction) record(node, snapshot_at_, snapshot_resumes, false);
+    out_.counts.spliced[size_t(ReconcileSplice::kUninstrumented)] += unseen_managed;
+    run_start_ = snapshot_resumes;
+    snapshot_at_ = snapshot_resumes;
+    return true;
+  }
+
+  ThreadShadow& shadow_;
+  const SampleFrame* snap_;
+  const size_t count_;
+  ReconcileScratch& scratch_;
+  const std::vector<clr::FunctionID>& invisible_;
+  ReconcileOutcome& out_;
+  const uint32_t depth_;
+  uint32_t shadow_at_ = 0;  // the next shadow frame to align
+  size_t snapshot_at_;      // the next managed snapshot frame to align
+  size_t run_start_;        // the first snapshot frame after the last one matched
+};
+
+}  // namespace
+
 ReconcileOutcome align(ThreadShadow& shadow, const SampleFrame* leaf_first, size_t count, bool complete,
                        ReconcileScratch& scratch, const std::vector<clr::FunctionID>& invisible,
                        uint64_t now_ticks) {
-  auto is_invisible = [&](uint32_t frame) {
-    return std::binary_search(invisible.begin(), invisible.end(), shadow.frame_function(frame));
-  };
   ReconcileOutcome out;
   if (shadow.exception_active() || shadow.overflowed()) {
     ++out.counts.skipped_exception_in_flight;
@@ -53,73 +165,11 @@ ReconcileOutcome align(ThreadShadow& shadow, const SampleFrame* leaf_first, size
     ++out.counts.skipped_truncated;
     return out;
   }
-  SampleFrame* snap = scratch.root_first;
-  for (size_t i = 0; i < count; ++i) snap[i] = leaf_first[count - 1 - i];
+  SampleFrame* root_first = scratch.root_first;
+  for (size_t i = 0; i < count; ++i) root_first[i] = leaf_first[count - 1 - i];
   out.counts.snapshots = 1;
-
-  const uint32_t depth = shadow.depth();
-  uint32_t i = 0;                          // shadow frame
-  size_t j = next_managed(snap, count, 0);  // snapshot managed frame; native frames below the first are the host's
-  size_t segment_start = j;                // first frame after the previous managed one
-  while (i < depth && j < count) {
-    if (shadow.frame_function(i) == snap[j].id) {
-      const CallNode* node = shadow.frame_node(i);
-      if (i > 0 && node->function != kTreeFullFunction) {
-        // Every comparison votes: with the run found here, or with nothing between the node and its parent.
-        if (!record_splice(scratch, node, snap, segment_start, j, true)) ++out.counts.splices_lost;
-        if (segment_start < j) ++out.counts.spliced[size_t(ReconcileSplice::kNativeSegment)];
-      }
-      ++out.counts.frames_compared;
-      ++i;
-      segment_start = j + 1;
-      j = next_managed(snap, count, j + 1);
-      continue;
-    }
-    if (is_invisible(i)) {
-      ++out.counts.kept[size_t(ReconcileKept::kInvisibleFrame)];
-      ++i;
-      continue;
-    }
-    // Shadow frames missing from the snapshot here (k), or snapshot frames missing from the shadow (l)?
-    uint32_t k = i + 1;
-    while (k < depth && shadow.frame_function(k) != snap[j].id) ++k;
-    size_t l = next_managed(snap, count, j + 1);
-    size_t extra_managed = 1;
-    while (l < count && snap[l].id != shadow.frame_function(i)) {
-      l = next_managed(snap, count, l + 1);
-      ++extra_managed;
-    }
-    if (k < depth && (l >= count || k - i <= extra_managed)) {
-      out.counts.kept[size_t(ReconcileKept::kStaleMiddleFrame)] += k - i;
-      i = k;
-    } else if (l < count) {
-      // Managed frames the hooks never saw (classified after the resume: dispatcher or uninstrumented).
-      if (shadow.frame_node(i)->function != kTreeFullFunction &&
-          !record_splice(scratch, shadow.frame_node(i), snap, j, l, false))
-        ++out.counts.splices_lost;
-      out.counts.spliced[size_t(ReconcileSplice::kUninstrumented)] += extra_managed;
-      segment_start = l;
-      j = l;
-    } else {
-      out.unexplained = true;
-      ++out.counts.unexplained;
-      out.shadow_at = i;
-      out.snapshot_at = uint32_t(j);
-      return out;
-    }
-  }
-  for (; j < count; j = next_managed(snap, count, j + 1)) ++out.counts.unseen_top_frames;
-  bool invisible_above = false;
-  for (uint32_t q = i; q < depth; ++q) invisible_above |= is_invisible(q);
-  if (i < depth && invisible_above) {
-    // Frames snapshots cannot show are above the snapshot's top (an exception being dispatched, an IL stub):
-    // what lies there cannot be judged from this snapshot.
-    out.counts.kept[size_t(ReconcileKept::kInvisibleFrame)] += depth - i;
-  } else if (i < depth) {
-    // The real stack ends below the shadow's top: those frames returned without a leave.
-    out.counts.repairs[size_t(ReconcileRepair::kMissedLeave)] += depth - i;
-    shadow.repair_truncate(i, now_ticks);
-  }
+  Alignment alignment(shadow, root_first, count, scratch, invisible, out);
+  if (alignment.walk()) alignment.finish(now_ticks);
   return out;
 }
 

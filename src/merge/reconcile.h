@@ -75,9 +75,9 @@ struct ReconcileOutcome {
 };
 
 // `leaf_first`: the snapshot as the walk produced it. `now_ticks` times frames popped by a repair.
-// `invisible` (sorted) lists functions whose frames snapshots never show. `spliced_before` answers whether a node
-// already has a remembered run (so that seeing it without one is recorded too).
-// `complete` is false when the walk stopped before the root (its buffer was full, or it failed part way).
+// `invisible` (sorted) lists functions whose frames snapshots never show. `complete` is false when the walk
+// stopped before the root (its buffer was full, or it failed part way). Every node the alignment passes is recorded
+// in scratch.splices, with its run of frames or with none, so that the caller can tell how often each was seen.
 ReconcileOutcome align(ThreadShadow& shadow, const SampleFrame* leaf_first, size_t count, bool complete,
                        ReconcileScratch& scratch, const std::vector<clr::FunctionID>& invisible,
                        uint64_t now_ticks);
