@@ -1,5 +1,6 @@
-// The native-top capture signal under hostile conditions: values forged by another sender, and an unwinder that
-// faults on a corrupt stack. Either must leave the program running.
+// Native-top capture by signal: a capture of another thread's native frames, withdrawn requests, the wake-up of the
+// requester, and hostile conditions (values forged by another sender, an unwinder that faults on a corrupt stack),
+// none of which may harm the program.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -10,22 +11,139 @@
 #include <chrono>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <thread>
 
 #include "snapshot/native_capture.h"
+#include "snapshot/native_symbols.h"
 
 extern "C" void umbra_test_spin_with_bad_unwind_info(const volatile int* stop, void* unreadable);
+
+extern "C" __attribute__((noinline, visibility("default"))) void umbra_test_native_busy(std::atomic<bool>* stop) {
+  while (!stop->load(std::memory_order_relaxed)) {
+    asm volatile("" ::: "memory");
+  }
+}
 
 namespace umbra {
 namespace {
 
-bool wait_until(const std::function<bool()>& condition) {
+bool wait_for(const std::function<bool()>& condition) {
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
   while (!condition()) {
     if (std::chrono::steady_clock::now() > deadline) return false;
     std::this_thread::sleep_for(std::chrono::microseconds(100));
   }
   return true;
+}
+
+TEST(NativeCapture, CapturesTheNativeTopOfAnotherThread) {
+  ASSERT_NE(install_native_capture_handler(), 0);
+  std::atomic<bool> stop{false};
+  std::atomic<pid_t> tid{0};
+  std::thread busy([&] {
+    tid = pid_t(syscall(SYS_gettid));
+    umbra_test_native_busy(&stop);
+  });
+  ASSERT_TRUE(wait_for([&] { return tid.load() != 0; }));
+  auto capture = std::make_unique<NativeCapture>();
+  ASSERT_TRUE(request_native_capture(tid, *capture));
+  ASSERT_TRUE(wait_for([&] { return capture->state.load() == NativeCapture::kDone; }));
+  stop = true;
+  busy.join();
+  // All native code down to the thread's start: the busy function is at the top (below a sanitizer's shim, if
+  // any), and no JIT code was met.
+  ASSERT_GT(capture->count, 2u);
+  NativeSymbols symbols;
+  bool busy_on_top = false;
+  for (uint32_t i = 0; i < 3; ++i) busy_on_top |= symbols.lookup(capture->frames[i]).name == "umbra_test_native_busy";
+  EXPECT_TRUE(busy_on_top) << symbols.lookup(capture->frames[0]).name;
+  EXPECT_EQ(capture->stop_ip, 0u);
+}
+
+TEST(NativeCapture, AThreadThatDoesNotExistIsReportedAndLeavesTheCaptureIdle) {
+  ASSERT_NE(install_native_capture_handler(), 0);
+  // Beyond any pid_max (a just-joined thread may still take a signal as a zombie, so it would not do).
+  const pid_t no_such_thread = 0x7ffffff0;
+  NativeCapture capture;
+  EXPECT_FALSE(request_native_capture(no_such_thread, capture));
+  EXPECT_EQ(capture.state.load(), NativeCapture::kIdle);
+}
+
+TEST(NativeCapture, ARequestCanBeWithdrawnBeforeItIsAnswered) {
+  NativeCapture capture;
+  capture.state = NativeCapture::kRequested;
+  EXPECT_TRUE(cancel_native_capture(capture));
+  EXPECT_EQ(capture.state.load(), NativeCapture::kIdle);
+  capture.state = NativeCapture::kCapturing;
+  EXPECT_FALSE(cancel_native_capture(capture));
+}
+
+// A thread that holds the capture signal blocked until told to take it: the test decides when the answer comes.
+class HeldAnswer {
+ public:
+  explicit HeldAnswer(int signal) : signal_(signal) {
+    thread_ = std::thread([this] {
+      sigset_t only;
+      sigemptyset(&only);
+      sigaddset(&only, signal_);
+      pthread_sigmask(SIG_BLOCK, &only, nullptr);
+      tid_ = pid_t(syscall(SYS_gettid));
+      while (!release_.load()) std::this_thread::sleep_for(std::chrono::microseconds(100));
+      pthread_sigmask(SIG_UNBLOCK, &only, nullptr);  // the queued request is answered here
+      umbra_test_native_busy(&stop_);
+    });
+    wait_for([&] { return tid_.load() != 0; });
+  }
+  ~HeldAnswer() {
+    release_ = true;
+    stop_ = true;
+    thread_.join();
+  }
+  pid_t tid() const { return tid_; }
+  void release() { release_ = true; }
+
+ private:
+  int signal_;
+  std::atomic<pid_t> tid_{0};
+  std::atomic<bool> release_{false}, stop_{false};
+  std::thread thread_;
+};
+
+// Waits as the sampler does; true if the answer ended the wait, long before the generous deadline (a wait that
+// ran to its deadline finds the capture done too, so the clock decides).
+bool answered_before_timeout(NativeCapture& capture) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  bool done = wait_for_native_captures([&] { return capture.state.load() != NativeCapture::kDone; }, deadline);
+  return done && std::chrono::steady_clock::now() < deadline;
+}
+
+// One request to a thread that answers when told, sent in a round begun as the sampler begins one.
+class NativeCaptureRound : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    int signal = install_native_capture_handler();
+    ASSERT_NE(signal, 0);
+    target_ = std::make_unique<HeldAnswer>(signal);
+    begin_native_capture_round();
+    ASSERT_TRUE(request_native_capture(target_->tid(), *capture_));
+  }
+  std::unique_ptr<NativeCapture> capture_ = std::make_unique<NativeCapture>();
+  std::unique_ptr<HeldAnswer> target_;  // destroyed first: its thread may still answer into capture_
+};
+
+TEST_F(NativeCaptureRound, TheAnswerWakesTheRequester) {
+  EXPECT_EQ(int32_t(native_capture_answers()), 1);  // outstanding
+  target_->release();
+  EXPECT_TRUE(answered_before_timeout(*capture_));
+  EXPECT_EQ(int32_t(native_capture_answers()), 0);
+}
+
+TEST_F(NativeCaptureRound, AnAnswerFromAnEarlierRoundStillWakesTheRequester) {
+  begin_native_capture_round();  // the next tick began before the answer came: its count is already zero
+  target_->release();
+  EXPECT_TRUE(answered_before_timeout(*capture_));
+  EXPECT_EQ(int32_t(native_capture_answers()), -1);
 }
 
 // Queues the capture signal at this very thread with `value`, claiming to come from this process.
@@ -63,7 +181,7 @@ TEST(NativeCaptureSignal, ACaptureRequestedOfAnotherThreadIsNotAnsweredHere) {
     tid = pid_t(syscall(SYS_gettid));
     while (!stop) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   });
-  ASSERT_TRUE(wait_until([&] { return tid.load() != 0; }));
+  ASSERT_TRUE(wait_for([&] { return tid.load() != 0; }));
   NativeCapture capture;
   ASSERT_TRUE(request_native_capture(tid, capture));
   // The same request delivered to this thread instead (as a forger copying the value would) is not answered.
@@ -88,11 +206,11 @@ TEST(NativeCaptureSignal, AFrameWhoseUnwindInformationPointsAtUnreadableMemoryEn
     umbra_test_spin_with_bad_unwind_info(&stop, unreadable);
     returned = true;
   });
-  ASSERT_TRUE(wait_until([&] { return tid.load() != 0; }));
+  ASSERT_TRUE(wait_for([&] { return tid.load() != 0; }));
   std::this_thread::sleep_for(std::chrono::milliseconds(20));  // inside the spin
   NativeCapture capture;
   ASSERT_TRUE(request_native_capture(tid, capture));
-  ASSERT_TRUE(wait_until([&] { return capture.state.load() == NativeCapture::kDone; }));
+  ASSERT_TRUE(wait_for([&] { return capture.state.load() == NativeCapture::kDone; }));
   EXPECT_EQ(capture.count, 1u) << "the spinning function, then nothing";
   stop = 1;
   spinner.join();
