@@ -14,8 +14,8 @@
 namespace umbra {
 
 // The native runs a thread's walks unwound recently, so that the same run is not unwound again on every tick (the
-// run below a thread's first managed frame, from the thread's start, is the same for its whole life: about 17 µs
-// of libunwind under suspension for 8 frames). A run is reused only if it starts at the same IP, SP and RBP and
+// run below a thread's first managed frame, from the thread's start, is the same for its whole life, and unwinding
+// it costs libunwind's time under suspension on every tick). A run is reused only if it starts at the same IP, SP and RBP and
 // every return address it was unwound through is still in its stack slot. Owned by the thread's SampledThread;
 // used only by the sampler thread.
 struct NativeRunCache {
