@@ -22,7 +22,7 @@
 
 namespace {
 
-using umbra::launcher::RunRequest;
+using namespace umbra::launcher;
 
 std::string self_path() {
   char buf[PATH_MAX];
