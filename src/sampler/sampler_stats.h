@@ -32,18 +32,14 @@ struct SamplerStats {
 
   // Adds one tick's counts (totals summed, maxima kept; cpu_ns_total and native_tops are set, not added).
   void add_tick(const SamplerStats& tick) {
-    ticks += tick.ticks;
-    samples += tick.samples;
-    unchanged_samples += tick.unchanged_samples;
-    suspensions += tick.suspensions;
-    suspend_wait_ns_total += tick.suspend_wait_ns_total;
-    suspended_ns_total += tick.suspended_ns_total;
+    static constexpr uint64_t SamplerStats::*kSummed[] = {
+        &SamplerStats::ticks,          &SamplerStats::samples,           &SamplerStats::unchanged_samples,
+        &SamplerStats::suspensions,    &SamplerStats::suspend_wait_ns_total, &SamplerStats::suspended_ns_total,
+        &SamplerStats::tick_ns_total,  &SamplerStats::shadow_sample_ns_total, &SamplerStats::snapshot_ticks,
+        &SamplerStats::snapshot_ns_total};
+    for (auto field : kSummed) this->*field += tick.*field;
     suspended_ns_max = std::max(suspended_ns_max, tick.suspended_ns_max);
-    tick_ns_total += tick.tick_ns_total;
     tick_ns_max = std::max(tick_ns_max, tick.tick_ns_max);
-    shadow_sample_ns_total += tick.shadow_sample_ns_total;
-    snapshot_ticks += tick.snapshot_ticks;
-    snapshot_ns_total += tick.snapshot_ns_total;
     for (size_t r = 0; r < kSampleDropCount; ++r) drops[r] += tick.drops[r];
   }
 };

@@ -71,15 +71,8 @@ EXPORT int open(const char* path, int flags, ...) {
   return faulty_open(path, flags, mode, real);
 }
 
-EXPORT int open64(const char* path, int flags, ...) {
-  static int (*real)(const char*, int, ...);
-  if (!real) real = (int (*)(const char*, int, ...))dlsym(RTLD_NEXT, "open64");
-  va_list args;
-  va_start(args, flags);
-  mode_t mode = mode_argument(flags, args);
-  va_end(args);
-  return faulty_open(path, flags, mode, real);
-}
+/* On x86-64 open64 is open (no large-file flag is needed): one interception serves both names. */
+EXPORT int open64(const char* path, int flags, ...) __attribute__((alias("open")));
 
 EXPORT ssize_t write(int fd, const void* data, size_t size) {
   static ssize_t (*real)(int, const void*, size_t);

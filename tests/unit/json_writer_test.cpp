@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "report/json_parser.h"
 #include "report_fixture.h"
 
 namespace umbra {

@@ -146,16 +146,11 @@ TEST_F(NativeCaptureRound, AnAnswerFromAnEarlierRoundStillWakesTheRequester) {
   EXPECT_EQ(int32_t(native_capture_answers()), -1);
 }
 
-// Queues the capture signal at this very thread with `value`, claiming to come from this process.
-void forge_at_self(int signo, void* value) {
-  siginfo_t info;
-  std::memset(&info, 0, sizeof info);
-  info.si_signo = signo;
-  info.si_code = SI_QUEUE;
-  info.si_pid = getpid();
-  info.si_uid = getuid();
-  info.si_value.sival_ptr = value;
-  ASSERT_EQ(syscall(SYS_rt_tgsigqueueinfo, getpid(), pid_t(syscall(SYS_gettid)), signo, &info), 0);
+// Queues the capture signal at this process with `value`, as any process of the same user could.
+void forge(int signo, void* value) {
+  sigval v;
+  v.sival_ptr = value;
+  ASSERT_EQ(sigqueue(getpid(), signo, v), 0);
 }
 
 TEST(NativeCaptureSignal, ForgedValuesAreIgnored) {
@@ -165,7 +160,7 @@ TEST(NativeCaptureSignal, ForgedValuesAreIgnored) {
   // A value that was a pointer in an earlier design, unmapped memory, bits that look like a slot, and zero.
   for (uintptr_t value : {uintptr_t(0x10), uintptr_t(0xdead0000beef), uintptr_t(capture.slot), uintptr_t(0),
                           reinterpret_cast<uintptr_t>(&capture)})
-    forge_at_self(signo, reinterpret_cast<void*>(value));
+    forge(signo, reinterpret_cast<void*>(value));
   EXPECT_EQ(capture.state.load(), NativeCapture::kIdle);
   EXPECT_EQ(capture.count, 0u);
 }

@@ -8,6 +8,8 @@
 #include <functional>
 #include <vector>
 
+#include "snapshot/native_symbols.h"
+
 namespace umbra {
 namespace {
 
