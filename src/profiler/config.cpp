@@ -1,12 +1,10 @@
 #include "profiler/config.h"
 
 #include <algorithm>
-#include <cerrno>
-#include <cmath>
 #include <cstdint>
-#include <cstdlib>
 #include <string_view>
 
+#include "profiler/value_parsers.h"
 #include "util/join.h"
 
 namespace umbra {
@@ -14,11 +12,6 @@ namespace {
 
 constexpr const char* kLogLevels[] = {"trace", "debug", "info", "warn", "error", "critical", "off"};
 constexpr const char* kFormats[] = {"json", "text", "collapsed", "speedscope", "html"};
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-  return s;
-}
 
 template <typename T>
 void read(const EnvLookup& env, const char* name, T& field, std::optional<T> (*parse)(const std::string&),
@@ -50,48 +43,6 @@ std::optional<HookFamily> parse_hook_family(const std::string& text) {
   if (t == "elt3") return HookFamily::kElt3;
   if (t == "elt2") return HookFamily::kElt2;
   return std::nullopt;
-}
-
-std::optional<uint64_t> parse_unsigned(const std::string& text, uint64_t min, uint64_t max) {
-  if (text.empty() || text.size() > 20 || !std::all_of(text.begin(), text.end(), ::isdigit)) return std::nullopt;
-  errno = 0;
-  unsigned long long v = std::strtoull(text.c_str(), nullptr, 10);
-  if (errno != 0 || v < min || v > max) return std::nullopt;
-  return v;
-}
-
-std::optional<double> parse_percent(const std::string& text) {
-  // Plain decimals only: strtod alone would also take hex, exponents, "inf" and leading spaces.
-  if (text.empty() || text.size() > 32 ||
-      !std::all_of(text.begin(), text.end(), [](char c) { return std::isdigit((unsigned char)c) || c == '.'; }))
-    return std::nullopt;
-  char* end = nullptr;
-  errno = 0;
-  double v = std::strtod(text.c_str(), &end);
-  if (errno != 0 || end != text.c_str() + text.size() || !std::isfinite(v) || v < 0 || v > 100) return std::nullopt;
-  return v;
-}
-
-std::optional<bool> parse_bool(const std::string& text) {
-  std::string t = lower(text);
-  if (t == "1" || t == "true" || t == "yes" || t == "on") return true;
-  if (t == "0" || t == "false" || t == "no" || t == "off") return false;
-  return std::nullopt;
-}
-
-std::vector<std::string> split_list(const std::string& text) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t comma = text.find(',', start);
-    if (comma == std::string::npos) comma = text.size();
-    std::string item = lower(text.substr(start, comma - start));
-    item.erase(0, item.find_first_not_of(" \t"));
-    item.erase(item.find_last_not_of(" \t") + 1);
-    if (!item.empty()) out.push_back(item);
-    start = comma + 1;
-  }
-  return out;
 }
 
 bool is_log_level(const std::string& level) {

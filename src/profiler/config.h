@@ -53,9 +53,5 @@ bool is_log_level(const std::string& level);
 // Shared by the launcher: parse and validate single values (nullopt when invalid).
 std::optional<Mode> parse_mode(const std::string& text);
 std::optional<HookFamily> parse_hook_family(const std::string& text);
-std::optional<uint64_t> parse_unsigned(const std::string& text, uint64_t min, uint64_t max);
-std::optional<double> parse_percent(const std::string& text);
-std::optional<bool> parse_bool(const std::string& text);
-std::vector<std::string> split_list(const std::string& text);
 
 }  // namespace umbra

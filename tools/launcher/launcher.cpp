@@ -7,6 +7,7 @@
 
 #include "clr/guids.h"
 #include "profiler/config.h"
+#include "profiler/value_parsers.h"
 
 namespace umbra::launcher {
 namespace {

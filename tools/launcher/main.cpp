@@ -18,6 +18,7 @@
 #include "report_files.h"
 #include "signal_forwarding.h"
 #include "profiler/config.h"
+#include "profiler/value_parsers.h"
 #include "util/join.h"
 
 namespace {

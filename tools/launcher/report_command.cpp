@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "profiler/config.h"
+#include "profiler/value_parsers.h"
 #include "report/display_text.h"
 #include "report/json_parser.h"
 #include "report/output_files.h"
