@@ -15,21 +15,22 @@ enum class Mode { kShadow, kSampled };
 // Shadow mode's hook family: ELT3 (the JIT calls umbra's trampolines directly) or ELT2 (through the runtime's stub).
 enum class HookFamily { kElt3, kElt2 };
 
+// Each option's variable and default are in the option table (options.cpp).
 struct Config {
-  Mode mode = Mode::kShadow;
+  Mode mode{};
   std::string output_prefix;  // <prefix>.json, <prefix>.txt
   bool descendant = false;    // started by the launched program: umbra's messages go to <prefix>.log, not stderr
-  std::string log_level = "warn";
-  double min_percent = 0.5;
-  uint32_t interval_ms = 10;
-  uint32_t reconcile_ms = 100;   // shadow mode: a snapshot to check the shadow stacks against; 0: none
-  bool verify = false;           // reconcile at every tick and summarize differences loudly at exit
-  std::vector<std::string> formats = {"json", "text"};
-  bool allow_inlining = false;    // inlined calls are invisible to the hooks
-  uint32_t max_depth = 1u << 16;  // shadow stack capacity per thread
-  HookFamily hooks = HookFamily::kElt3;
-  bool exact_times = false;  // time every call with the TSC instead of the 1 ms coarse clock
-  bool noop_hooks = false;  // UMBRA_BENCH_NOOP_HOOKS: hooks that return at once, for benchmarks only
+  std::string log_level;
+  double min_percent{};
+  uint32_t interval_ms{};
+  uint32_t reconcile_ms{};  // shadow mode: a snapshot to check the shadow stacks against; 0: none
+  bool verify{};            // reconcile at every tick and summarize differences loudly at exit
+  std::vector<std::string> formats;
+  bool allow_inlining{};  // inlined calls are invisible to the hooks
+  uint32_t max_depth{};   // shadow stack capacity per thread
+  HookFamily hooks{};
+  bool exact_times{};  // time every call with the TSC instead of the 1 ms coarse clock
+  bool noop_hooks{};   // UMBRA_BENCH_NOOP_HOOKS: hooks that return at once, for benchmarks only
 
   bool operator==(const Config&) const = default;
 };

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "util/join.h"
+
 namespace umbra {
 
 std::string lower(std::string text) {
@@ -52,6 +54,11 @@ std::vector<std::string> split_list(const std::string& text) {
     start = comma + 1;
   }
   return out;
+}
+
+std::string or_list(const std::vector<std::string>& items) {
+  if (items.size() < 2) return join(items);
+  return join({items.begin(), items.end() - 1}) + " or " + items.back();
 }
 
 }  // namespace umbra

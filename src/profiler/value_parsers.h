@@ -15,5 +15,7 @@ std::optional<double> parse_percent(const std::string& text);  // 0 to 100
 std::optional<bool> parse_bool(const std::string& text);        // 1/0, true/false, yes/no, on/off
 // Comma-separated items, lower-cased and trimmed; empty ones dropped.
 std::vector<std::string> split_list(const std::string& text);
+// "a, b or c", for messages that say what a valid value is.
+std::string or_list(const std::vector<std::string>& items);
 
 }  // namespace umbra

@@ -1,0 +1,115 @@
+#include "profiler/option_rules.h"
+
+#include <algorithm>
+#include <climits>
+
+#include "util/join.h"
+
+namespace umbra {
+namespace {
+
+constexpr const char* kLogLevels[] = {"trace", "debug", "info", "warn", "error", "critical", "off"};
+
+}  // namespace
+
+Verdict is_not(const std::string& expected) { return {.problem = "is not " + expected}; }
+
+Rule whole_number(uint32_t Config::*field, WholeNumbers range) {
+  std::string expected = "a whole number" + (range.unit ? std::string(" of ") + range.unit : "") + " from " +
+                         std::to_string(range.min) +
+                         (range.zero_means ? std::string(" (") + range.zero_means + ")" : "") + " to " +
+                         std::to_string(range.max);
+  return {expected, [=](const std::string& text, Config& config, int64_t) {
+            auto v = parse_unsigned(text, range.min, range.max);
+            if (!v) return is_not(expected);
+            config.*field = uint32_t(*v);
+            return Verdict{};
+          }};
+}
+
+Rule percentage(double Config::*field) {
+  std::string expected = "a percentage from 0 to 100";
+  return {expected, [=](const std::string& text, Config& config, int64_t) {
+            auto v = parse_percent(text);
+            if (!v) return is_not(expected);
+            config.*field = *v;
+            return Verdict{};
+          }};
+}
+
+Rule on_off(bool Config::*field) {
+  std::string expected = "0 or 1";
+  return {expected, [=](const std::string& text, Config& config, int64_t) {
+            auto v = parse_bool(text);
+            if (!v) return is_not(expected);
+            config.*field = *v;
+            return Verdict{};
+          }};
+}
+
+// A path prefix: any text but the empty one names a file (an unwritable one falls back when written).
+Rule prefix(std::string Config::*field) {
+  std::string expected = "a non-empty prefix";
+  return {expected, [=](const std::string& text, Config& config, int64_t) {
+            if (text.empty()) return Verdict{.problem = "is empty", .flag_problem = "needs " + expected};
+            config.*field = text;
+            return Verdict{};
+          }};
+}
+
+Rule log_level(std::string Config::*field) {
+  std::string expected = or_list({std::begin(kLogLevels), std::end(kLogLevels)});
+  return {expected, [=](const std::string& text, Config& config, int64_t) {
+            std::string level = lower(text);
+            // Spellings people type for spdlog's names.
+            if (level == "warning") level = "warn";
+            if (level == "err") level = "error";
+            if (std::find(std::begin(kLogLevels), std::end(kLogLevels), level) == std::end(kLogLevels))
+              return is_not(expected);
+            config.*field = level;
+            return Verdict{};
+          }};
+}
+
+std::string log_level_names() { return join({std::begin(kLogLevels), std::end(kLogLevels)}, "|"); }
+
+// The formats umbra writes are kept, once each; one line names all the others.
+Rule format_list(std::vector<std::string> Config::*field) {
+  std::string known = " (known: " + format_names() + ")";
+  return {"a list of formats" + known, [=](const std::string& text, Config& config, int64_t) {
+            std::vector<std::string> chosen, skipped;
+            for (const auto& f : split_list(text)) {
+              if (!is_written_format(f)) skipped.push_back("'" + f + "'");
+              else if (std::find(chosen.begin(), chosen.end(), f) == chosen.end()) chosen.push_back(f);
+            }
+            if (!chosen.empty()) config.*field = chosen;
+            if (skipped.empty())
+              return chosen.empty() ? Verdict{.problem = "names no format umbra writes" + known} : Verdict{};
+            bool many = skipped.size() > 1;
+            std::string unknown = many ? "names unknown formats " : "names unknown format ";
+            Verdict verdict{.problem = unknown + join(skipped) + known};
+            if (!chosen.empty()) verdict.instead = many ? "skipping them" : "skipping it";
+            return verdict;
+          }};
+}
+
+// Processes the launched program starts inherit its environment: each descendant writes <prefix>.<pid>.*, so that
+// none overwrites another's report. Read after UMBRA_OUTPUT, whose prefix it extends.
+Rule launched_pid() {
+  std::string expected = "a process id";
+  return {expected, [=](const std::string& text, Config& config, int64_t pid) {
+            auto launched = parse_unsigned(text, 1, uint64_t(INT32_MAX));
+            if (!launched) {
+              Verdict verdict = is_not(expected);
+              verdict.instead = "writing " + config.output_prefix + ".* as the launched process";
+              return verdict;
+            }
+            if (int64_t(*launched) != pid) {
+              config.output_prefix += "." + std::to_string(pid);
+              config.descendant = true;
+            }
+            return Verdict{};
+          }};
+}
+
+}  // namespace umbra

@@ -1,0 +1,66 @@
+// The kinds of value an option takes. A rule says in words what a valid value is and stores a valid value into
+// Config; the option table (options.h) gives each option one rule, and both the environment and the launcher's
+// flags are judged by it.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "profiler/config.h"
+#include "profiler/value_parsers.h"
+
+namespace umbra {
+
+// What a value given to an option came to.
+struct Verdict {
+  std::string problem{};       // after the quoted value: "is not shadow or sampled"; empty when the value is valid
+  std::string instead{};       // what umbra does instead, when it is not "using <default>"
+  std::string flag_problem{};  // the launcher's words, where they differ from the variable's
+};
+
+struct Rule {
+  std::string expected;  // what a valid value is: "shadow or sampled"
+  // Stores a valid value into `config` (`pid`: this process's). A bad one is left out, or the part of it that is
+  // bad (UMBRA_FORMATS keeps the formats it knows).
+  std::function<Verdict(const std::string& value, Config& config, int64_t pid)> store;
+};
+
+Verdict is_not(const std::string& expected);
+
+// One of `values`, by its name (any case).
+template <typename T>
+Rule choice(T Config::*field, std::vector<T> values, const char* (*name)(T)) {
+  std::vector<std::string> names;
+  for (T v : values) names.emplace_back(name(v));
+  std::string expected = or_list(names);
+  return {expected, [=](const std::string& text, Config& config, int64_t) {
+            for (T v : values)
+              if (lower(text) == name(v)) {
+                config.*field = v;
+                return Verdict{};
+              }
+            return is_not(expected);
+          }};
+}
+
+struct WholeNumbers {
+  uint32_t min, max;
+  const char* unit = nullptr;        // "ms"
+  const char* zero_means = nullptr;  // "off"
+};
+Rule whole_number(uint32_t Config::*field, WholeNumbers range);
+Rule percentage(double Config::*field);
+Rule on_off(bool Config::*field);
+
+// The special ones: any text but the empty one; spdlog's level names and two other spellings of them; a list of
+// formats of which the known ones are kept; and the launched process's id, which sets Config's output_prefix and
+// descendant (see options.cpp).
+Rule prefix(std::string Config::*field);
+Rule log_level(std::string Config::*field);
+std::string log_level_names();  // "trace|debug|...": for the usage text
+Rule format_list(std::vector<std::string> Config::*field);
+Rule launched_pid();
+
+}  // namespace umbra
