@@ -23,26 +23,6 @@ bool is_written_format(const std::string& format) {
 
 std::string format_names() { return join({std::begin(kFormats), std::end(kFormats)}); }
 
-std::optional<Mode> parse_mode(const std::string& text) {
-  std::string t = lower(text);
-  if (t == "shadow") return Mode::kShadow;
-  if (t == "sampled") return Mode::kSampled;
-  return std::nullopt;
-}
-
-std::optional<HookFamily> parse_hook_family(const std::string& text) {
-  std::string t = lower(text);
-  if (t == "elt3") return HookFamily::kElt3;
-  if (t == "elt2") return HookFamily::kElt2;
-  return std::nullopt;
-}
-
-bool is_log_level(const std::string& level) {
-  constexpr const char* kLogLevels[] = {"trace", "debug", "info", "warn", "error", "critical", "off"};
-  std::string l = lower(level);
-  return std::find(std::begin(kLogLevels), std::end(kLogLevels), l) != std::end(kLogLevels);
-}
-
 std::vector<std::string> unknown_variable_warnings(const char* const* environment) {
   std::vector<std::string> warnings;
   for (const char* const* entry = environment; entry && *entry; ++entry) {

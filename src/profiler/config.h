@@ -49,10 +49,5 @@ const char* hook_family_name(HookFamily family);
 // The report formats umbra writes, and their names as a list for messages ("json, text, ...").
 bool is_written_format(const std::string& format);
 std::string format_names();
-bool is_log_level(const std::string& level);
-
-// Shared by the launcher: parse and validate single values (nullopt when invalid).
-std::optional<Mode> parse_mode(const std::string& text);
-std::optional<HookFamily> parse_hook_family(const std::string& text);
 
 }  // namespace umbra
