@@ -7,6 +7,7 @@
 
 #include "clr/guids.h"
 #include "profiler/options.h"
+#include "report_command.h"
 
 namespace umbra::launcher {
 namespace {
@@ -21,15 +22,12 @@ std::string directory_of(const std::string& path) {
 }  // namespace
 
 std::string usage() {
-  std::string text =
-      "usage: umbra run [options] -- COMMAND [ARGS...]\n"
-      "       umbra report FILE.json [--format LIST] [-o PREFIX] [--thread NAME|TID] [--merge-threads]\n"
-      "                    [--min-percent P] [--top N] [--collapsed-weight samples|self_ns|calls]\n"
-      "                    [--collapsed-threads]\n"
-      "\n"
-      "Runs COMMAND (a .NET program) under the umbra profiler and returns its exit code.\n"
-      "\n"
-      "options (each also an environment variable):\n";
+  std::string text = "usage: umbra run [options] -- COMMAND [ARGS...]\n";
+  text += "       " + std::string(kReportSynopsis) +
+          "\n"
+          "Runs COMMAND (a .NET program) under the umbra profiler and returns its exit code.\n"
+          "\n"
+          "options (each also an environment variable):\n";
   for (const Option& o : options()) {
     if (o.flags.empty()) continue;
     std::string help = o.help + (is_switch(o) ? "" : " (default " + shown_default(o) + ")");

@@ -35,12 +35,7 @@ struct ReportArgs {
 };
 
 int usage_error(const std::string& message) {
-  std::fprintf(stderr,
-               "umbra report: %s\n"
-               "usage: umbra report FILE.json [--format LIST] [-o PREFIX] [--thread NAME|TID] [--merge-threads]\n"
-               "                    [--min-percent P] [--top N] [--collapsed-weight samples|self_ns|calls]\n"
-               "                    [--collapsed-threads]\n",
-               message.c_str());
+  std::fprintf(stderr, "umbra report: %s\nusage: %s", message.c_str(), kReportSynopsis);
   return 2;
 }
 
