@@ -38,6 +38,30 @@ TEST(Config, EveryDefaultIsTheOneTheReadmeStates) {
   EXPECT_FALSE(c.noop_hooks);
 }
 
+// Each range's ends as umbra's messages state them ("from 1 to 60000"): an end is taken, one past it is not.
+TEST(Config, RangesEndWhereTheMessagesSay) {
+  struct Range {
+    const char *variable, *below, *lowest, *highest, *above;
+  } ranges[] = {
+      {"UMBRA_INTERVAL_MS", "0", "1", "60000", "60001"},
+      {"UMBRA_RECONCILE_MS", "-1", "0", "60000", "60001"},
+      {"UMBRA_MAX_DEPTH", "15", "16", "16777216", "16777217"},
+      {"UMBRA_MIN_PERCENT", "-0.5", "0", "100", "100.5"},
+  };
+  for (const Range& r : ranges) {
+    for (const char* taken : {r.lowest, r.highest}) {
+      std::vector<std::string> warnings;
+      load({{r.variable, taken}}, warnings);
+      EXPECT_TRUE(warnings.empty()) << r.variable << "=" << taken;
+    }
+    for (const char* refused : {r.below, r.above}) {
+      std::vector<std::string> warnings;
+      load({{r.variable, refused}}, warnings);
+      EXPECT_EQ(warnings.size(), 1u) << r.variable << "=" << refused;
+    }
+  }
+}
+
 TEST(Config, HookFamilyAndTiming) {
   std::vector<std::string> warnings;
   Config c = load({{"UMBRA_HOOKS", "ELT2"}, {"UMBRA_EXACT_TIMES", "1"}}, warnings);
