@@ -19,33 +19,12 @@ Rule whole_number(uint32_t Config::*field, WholeNumbers range) {
                          std::to_string(range.min) +
                          (range.zero_means ? std::string(" (") + range.zero_means + ")" : "") + " to " +
                          std::to_string(range.max);
-  return {expected, [=](const std::string& text, Config& config, int64_t) {
-            auto v = parse_unsigned(text, range.min, range.max);
-            if (!v) return is_not(expected);
-            config.*field = uint32_t(*v);
-            return Verdict{};
-          }};
+  return parsed(field, expected, [=](const std::string& text) { return parse_unsigned(text, range.min, range.max); });
 }
 
-Rule percentage(double Config::*field) {
-  std::string expected = "a percentage from 0 to 100";
-  return {expected, [=](const std::string& text, Config& config, int64_t) {
-            auto v = parse_percent(text);
-            if (!v) return is_not(expected);
-            config.*field = *v;
-            return Verdict{};
-          }};
-}
+Rule percentage(double Config::*field) { return parsed(field, "a percentage from 0 to 100", parse_percent); }
 
-Rule on_off(bool Config::*field) {
-  std::string expected = "0 or 1";
-  return {expected, [=](const std::string& text, Config& config, int64_t) {
-            auto v = parse_bool(text);
-            if (!v) return is_not(expected);
-            config.*field = *v;
-            return Verdict{};
-          }};
-}
+Rule on_off(bool Config::*field) { return parsed(field, "0 or 1", parse_bool); }
 
 // A path prefix: any text but the empty one names a file (an unwritable one falls back when written).
 Rule prefix(std::string Config::*field) {

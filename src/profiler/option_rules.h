@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,20 +30,27 @@ struct Rule {
 
 Verdict is_not(const std::string& expected);
 
+// A value `parse` takes (nullopt: it does not), stored as it is.
+template <typename T, typename Parse>
+Rule parsed(T Config::*field, std::string expected, Parse parse) {
+  return {expected, [=](const std::string& text, Config& config, int64_t) {
+            auto value = parse(text);
+            if (!value) return is_not(expected);
+            config.*field = T(*value);
+            return Verdict{};
+          }};
+}
+
 // One of `values`, by its name (any case).
 template <typename T>
 Rule choice(T Config::*field, std::vector<T> values, const char* (*name)(T)) {
   std::vector<std::string> names;
   for (T v : values) names.emplace_back(name(v));
-  std::string expected = or_list(names);
-  return {expected, [=](const std::string& text, Config& config, int64_t) {
-            for (T v : values)
-              if (lower(text) == name(v)) {
-                config.*field = v;
-                return Verdict{};
-              }
-            return is_not(expected);
-          }};
+  return parsed(field, or_list(names), [=](const std::string& text) -> std::optional<T> {
+    for (T v : values)
+      if (lower(text) == name(v)) return v;
+    return std::nullopt;
+  });
 }
 
 struct WholeNumbers {
