@@ -63,8 +63,8 @@ Rule percentage(double Config::*field);
 Rule on_off(bool Config::*field);
 
 // The special ones: any text but the empty one; spdlog's level names and two other spellings of them; a list of
-// formats of which the known ones are kept; and the launched process's id, which sets Config's output_prefix and
-// descendant (see options.cpp).
+// formats of which the known ones are kept; and the launched process's id, which extends Config's output_prefix
+// and sets descendant in the launched program's descendants (read after UMBRA_OUTPUT: options.cpp).
 Rule prefix(std::string Config::*field);
 Rule log_level(std::string Config::*field);
 std::string log_level_names();  // "trace|debug|...": for the usage text

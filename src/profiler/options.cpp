@@ -11,6 +11,7 @@ const std::vector<Option>& options() {
       {.variable = "UMBRA_OUTPUT", .flags = {"-o", "--output"}, .value_name = "PREFIX",
        .default_value = "./umbra-<pid>", .help = "report files PREFIX.json, PREFIX.txt",
        .rule = prefix(&Config::output_prefix)},
+      // After UMBRA_OUTPUT, whose prefix it extends in a descendant of the launched program.
       {.variable = "UMBRA_LAUNCHED_PID", .value_name = "PID", .help = "the process the launcher started",
        .rule = launched_pid()},
       {.variable = "UMBRA_FORMATS", .flags = {"--format"}, .value_name = "LIST", .default_value = "json,text",

@@ -59,7 +59,8 @@ pid_t run_program(const RunRequest& run, int& status) {
   }
   if (program == 0) {
     restore_inherited_signals();
-    // Every .NET process in the tree shares the prefix; only this one writes <prefix>.json (see config.cpp).
+    // Every .NET process in the tree shares the prefix; only this one writes <prefix>.json (see launched_pid in
+    // profiler/option_rules.cpp).
     std::string self = std::to_string(getpid());
     setenv("UMBRA_LAUNCHED_PID", self.c_str(), 1);
     if (!run.output_prefix && !std::getenv("UMBRA_OUTPUT")) setenv("UMBRA_OUTPUT", ("./umbra-" + self).c_str(), 1);
