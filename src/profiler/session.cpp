@@ -3,7 +3,6 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <fstream>
 #include <thread>
 #include <vector>
@@ -138,20 +137,9 @@ Report Session::build_report(const char* trigger) {
   report.pid = getpid();
   report.runtime = runtime_version();
   report.duration_ns = monotonic_ns() - clock_.start_ns();
-  report.stats.set("report_trigger", trigger);
-  // A signal's report is written while the program still runs: it covers the run up to then.
-  report.stats.set("partial", std::string(trigger).rfind("signal", 0) == 0);
-  if (config_.mode == Mode::kShadow) {
-    report.stats.set("hook_family", hook_family_name(config_.hooks));
-    report.stats.set("call_timing", config_.exact_times ? "exact" : "coarse_1ms");
-  }
   if (config_.mode == Mode::kSampled) add_sampled_threads(report);
   else add_shadow_threads(report);
-  report.stats.set("threads_created", threads_.threads_created());
-  report.stats.set("threads_destroyed", threads_.threads_destroyed());
-  report.stats.set("threads_reported", uint64_t(report.threads.size()));
-  report.stats.set("functions_named", uint64_t(names_.size()));
-  report.stats.set("jit_compilations", names_.jit_compilations());
+  report.stats = report_stats(trigger, report.threads.size());
   return report;
 }
 
@@ -174,31 +162,6 @@ void Session::add_sampled_threads(Report& report) {
   }
   std::stable_sort(report.threads.begin(), report.threads.end(),
                    [](const ReportThread& a, const ReportThread& b) { return a.os_tid < b.os_tid; });
-  add_sampler_stats(report);
-}
-
-void Session::add_sampler_stats(Report& report) {
-  SamplerStats s = sampler_->stats();
-  JsonValue sampler = JsonValue::object();
-  sampler.set("interval_ms", uint64_t(config_.interval_ms));
-  sampler.set("ticks", s.ticks);
-  sampler.set("samples", s.samples);
-  if (config_.mode == Mode::kSampled) sampler.set("unchanged_samples", s.unchanged_samples);
-  sampler.set("suspensions", s.suspensions);
-  sampler.set("suspended_ns_mean", s.suspensions ? s.suspended_ns_total / s.suspensions : 0);
-  sampler.set("suspended_ns_max", s.suspended_ns_max);
-  sampler.set("suspend_wait_ns_mean", s.snapshot_ticks ? s.suspend_wait_ns_total / s.snapshot_ticks : 0);
-  sampler.set("tick_ns_mean", s.ticks ? s.tick_ns_total / s.ticks : 0);
-  sampler.set("tick_ns_max", s.tick_ns_max);
-  sampler.set("cpu_ns_per_tick", s.ticks ? s.cpu_ns_total / s.ticks : 0);
-  sampler.set("snapshot_ns_mean", s.snapshot_ticks ? s.snapshot_ns_total / s.snapshot_ticks : 0);
-  if (config_.mode == Mode::kShadow) sampler.set("shadow_sample_ns_mean", s.ticks ? s.shadow_sample_ns_total / s.ticks : 0);
-  sampler.set("native_tops", s.native_tops);
-  sampler.set("abandoned_captures", threads_.abandoned_captures());
-  JsonValue drops = JsonValue::object();
-  for (size_t r = 0; r < kSampleDropCount; ++r) drops.set(std::string(kSampleDropNames[r]), s.drops[r]);
-  sampler.set("drops", std::move(drops));
-  report.stats.set("sampler", std::move(sampler));
 }
 
 void Session::add_shadow_threads(Report& report) {
@@ -220,15 +183,8 @@ void Session::add_shadow_threads(Report& report) {
   std::sort(threads.begin(), threads.end(), [&](const auto& a, const auto& b) {
     return claim_order[a.record->shadow] > claim_order[b.record->shadow];
   });
-  uint64_t enters = 0, leaves = 0, tailcalls = 0, unwinds = 0;
-  std::array<uint64_t, kDropReasonCount> drops{};
   for (const ThreadRegistry::Snapshot& entry : threads) {
     ThreadShadow& shadow = *entry.record->shadow;
-    enters += shadow.enters();
-    leaves += shadow.leaves();
-    tailcalls += shadow.tailcalls();
-    unwinds += shadow.unwinds();
-    for (size_t r = 0; r < kDropReasonCount; ++r) drops[r] += shadow.drops(static_cast<DropReason>(r));
     OpenTicks open;
     shadow.for_each_open_frame(now, [&](const CallNode* node, uint64_t ticks) { open[node] += ticks; });
     ReportThread thread;
@@ -239,39 +195,6 @@ void Session::add_shadow_threads(Report& report) {
     thread.roots = build_roots(shadow.root(), lookup, ns_per_tick, open, splice_of, native);
     if (!thread.roots.empty()) report.threads.push_back(std::move(thread));
   }
-  drops[static_cast<size_t>(DropReason::kNoThreadState)] += hooks::unattributed_hooks();
-
-  JsonValue& stats = report.stats;
-  stats.set("enter_hooks", enters);
-  stats.set("leave_hooks", leaves);
-  stats.set("tailcall_hooks", tailcalls);
-  stats.set("exception_unwinds", unwinds);
-  // The JIT turns a method's tail call to itself into a loop (the calls never happen) unless
-  // DOTNET_TailCallLoopOpt=0 is in the environment when the process starts (umbra run sets it).
-  const char* loop_opt = std::getenv("DOTNET_TailCallLoopOpt");
-  stats.set("recursive_tail_calls_counted", loop_opt != nullptr && std::string(loop_opt) == "0");
-  JsonValue drop_stats = JsonValue::object();
-  for (size_t r = 0; r < kDropReasonCount; ++r) drop_stats.set(std::string(kDropReasonNames[r]), drops[r]);
-  stats.set("drops", std::move(drop_stats));
-  add_sampler_stats(report);
-  ReconcileCounts r = sampler_->reconcile_counts();
-  JsonValue reconcile = JsonValue::object();
-  reconcile.set("snapshots", r.snapshots);
-  reconcile.set("frames_compared", r.frames_compared);
-  reconcile.set("unexplained", r.unexplained);
-  reconcile.set("skipped_exception_in_flight", r.skipped_exception_in_flight);
-  reconcile.set("skipped_truncated", r.skipped_truncated);
-  reconcile.set("splices_lost", r.splices_lost);
-  reconcile.set("unseen_top_frames", r.unseen_top_frames);
-  auto named = [](const auto& names, const auto& counts) {
-    JsonValue o = JsonValue::object();
-    for (size_t i = 0; i < names.size(); ++i) o.set(std::string(names[i]), counts[i]);
-    return o;
-  };
-  reconcile.set("repairs", named(kReconcileRepairNames, r.repairs));
-  reconcile.set("spliced", named(kReconcileSpliceNames, r.spliced));
-  reconcile.set("kept", named(kReconcileKeptNames, r.kept));
-  stats.set("reconcile", std::move(reconcile));
 }
 
 void Session::print_verify_summary() {
