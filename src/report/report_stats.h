@@ -1,0 +1,116 @@
+// The report's "stats": what the profiler counted about itself. for_each_field names every field's JSON key, in the
+// order the JSON has them; the writer and the reader both follow it, so each key is spelled once.
+// Every field is optional: each mode writes only its own, and an older umbra's report lacks the keys added since.
+// What is absent stays absent when `umbra report` writes the JSON again.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "report/json_value.h"
+
+namespace umbra {
+
+// Counts under names from the profiler's enums (drop reasons, repairs), in the enums' order: the report layer does
+// not know the enums, and a reason added by a newer umbra is still shown and summed.
+struct NamedCount {
+  std::string name;
+  uint64_t count = 0;
+  bool operator==(const NamedCount&) const = default;
+};
+using NamedCounts = std::vector<NamedCount>;
+
+struct ReportStats {
+  struct Sampler {
+    std::optional<uint64_t> interval_ms, ticks, samples;
+    std::optional<uint64_t> unchanged_samples;  // sampled mode
+    std::optional<uint64_t> suspensions, suspended_ns_mean, suspended_ns_max, suspend_wait_ns_mean;
+    std::optional<uint64_t> tick_ns_mean, tick_ns_max, cpu_ns_per_tick, snapshot_ns_mean;
+    std::optional<uint64_t> shadow_sample_ns_mean;  // shadow mode
+    std::optional<bool> native_tops;                // a signal was free for native-top capture
+    std::optional<uint64_t> abandoned_captures;
+    std::optional<NamedCounts> drops;  // by the sampler's drop reasons
+    JsonValue::Object unread;          // see ReportStats::unread
+
+    template <typename Self, typename Visit>
+    static void for_each_field(Self& s, Visit&& visit) {
+      visit("interval_ms", s.interval_ms);
+      visit("ticks", s.ticks);
+      visit("samples", s.samples);
+      visit("unchanged_samples", s.unchanged_samples);
+      visit("suspensions", s.suspensions);
+      visit("suspended_ns_mean", s.suspended_ns_mean);
+      visit("suspended_ns_max", s.suspended_ns_max);
+      visit("suspend_wait_ns_mean", s.suspend_wait_ns_mean);
+      visit("tick_ns_mean", s.tick_ns_mean);
+      visit("tick_ns_max", s.tick_ns_max);
+      visit("cpu_ns_per_tick", s.cpu_ns_per_tick);
+      visit("snapshot_ns_mean", s.snapshot_ns_mean);
+      visit("shadow_sample_ns_mean", s.shadow_sample_ns_mean);
+      visit("native_tops", s.native_tops);
+      visit("abandoned_captures", s.abandoned_captures);
+      visit("drops", s.drops);
+    }
+  };
+
+  // Snapshots compared with the shadow stacks (README, "The hybrid").
+  struct Reconcile {
+    std::optional<uint64_t> snapshots, frames_compared, unexplained;
+    std::optional<uint64_t> skipped_exception_in_flight, skipped_truncated, splices_lost, unseen_top_frames;
+    std::optional<NamedCounts> repairs, spliced, kept;
+    JsonValue::Object unread;  // see ReportStats::unread
+
+    template <typename Self, typename Visit>
+    static void for_each_field(Self& r, Visit&& visit) {
+      visit("snapshots", r.snapshots);
+      visit("frames_compared", r.frames_compared);
+      visit("unexplained", r.unexplained);
+      visit("skipped_exception_in_flight", r.skipped_exception_in_flight);
+      visit("skipped_truncated", r.skipped_truncated);
+      visit("splices_lost", r.splices_lost);
+      visit("unseen_top_frames", r.unseen_top_frames);
+      visit("repairs", r.repairs);
+      visit("spliced", r.spliced);
+      visit("kept", r.kept);
+    }
+  };
+
+  std::optional<std::string> report_trigger;
+  std::optional<bool> partial;  // written by a signal while the program still ran
+  // Shadow mode only, down to drops.
+  std::optional<std::string> hook_family, call_timing;
+  std::optional<uint64_t> enter_hooks, leave_hooks, tailcall_hooks, exception_unwinds;
+  std::optional<bool> recursive_tail_calls_counted;
+  std::optional<NamedCounts> drops;  // by the hooks' drop reasons
+  std::optional<Sampler> sampler;
+  std::optional<Reconcile> reconcile;  // shadow mode
+  std::optional<uint64_t> threads_created, threads_destroyed, threads_reported, functions_named, jit_compilations;
+  // Keys this umbra does not read (from a newer one), or whose value it cannot: kept as they were and written after
+  // the others, so such a report loads and is written again whole.
+  JsonValue::Object unread;
+
+  template <typename Self, typename Visit>
+  static void for_each_field(Self& s, Visit&& visit) {
+    visit("report_trigger", s.report_trigger);
+    visit("partial", s.partial);
+    visit("hook_family", s.hook_family);
+    visit("call_timing", s.call_timing);
+    visit("enter_hooks", s.enter_hooks);
+    visit("leave_hooks", s.leave_hooks);
+    visit("tailcall_hooks", s.tailcall_hooks);
+    visit("exception_unwinds", s.exception_unwinds);
+    visit("recursive_tail_calls_counted", s.recursive_tail_calls_counted);
+    visit("drops", s.drops);
+    visit("sampler", s.sampler);
+    visit("reconcile", s.reconcile);
+    visit("threads_created", s.threads_created);
+    visit("threads_destroyed", s.threads_destroyed);
+    visit("threads_reported", s.threads_reported);
+    visit("functions_named", s.functions_named);
+    visit("jit_compilations", s.jit_compilations);
+  }
+};
+
+}  // namespace umbra
