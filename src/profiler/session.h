@@ -43,7 +43,7 @@ class Session {
   void add_shadow_threads(Report& report);
   void add_sampled_threads(Report& report);
   // The report's "stats" (session_stats.cpp).
-  JsonValue report_stats(const char* trigger, size_t threads_reported);
+  ReportStats report_stats(const char* trigger, size_t threads_reported);
   void print_verify_summary();
   clr::HRESULT start_shadow();
   clr::HRESULT start_sampled();

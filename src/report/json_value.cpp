@@ -79,6 +79,8 @@ JsonValue& JsonValue::set(std::string key, JsonValue value) {
   return as_object().back().second;
 }
 
+bool JsonValue::operator==(const JsonValue& other) const { return value_ == other.value_; }
+
 void append_json_string(std::string& out, std::string_view text) {
   out += '"';
   for (unsigned char c : text) {

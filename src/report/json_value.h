@@ -1,4 +1,4 @@
-// A small JSON document model: stats objects in the report, and what the reader parses.
+// A small JSON document model: what the reader parses, and the report's stats as they are written.
 // Objects keep their keys in insertion order so that written files are stable and diffable.
 #pragma once
 
@@ -66,6 +66,9 @@ class JsonValue {
   const JsonValue* find(std::string_view key) const;
   JsonValue& set(std::string key, JsonValue value);
   void push(JsonValue value) { as_array().push_back(std::move(value)); }
+
+  // Compares whole documents, recursively: for those of a bounded depth (stats, tests).
+  bool operator==(const JsonValue& other) const;
 
   // Serializes compactly (indent < 0) or pretty-printed with `indent` spaces per level.
   std::string dump(int indent = -1) const;

@@ -3,6 +3,8 @@
 #include <cinttypes>
 #include <cstdio>
 
+#include "report/report_stats_json.h"
+
 namespace umbra {
 namespace {
 
@@ -83,7 +85,7 @@ std::string report_to_json(const Report& report) {
     out += "]}";
   }
   out += "],\n\"stats\":";
-  out += report.stats.dump();
+  out += stats_to_json(report.stats).dump();
   out += "}\n";
   return out;
 }

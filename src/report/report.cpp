@@ -26,18 +26,17 @@ uint64_t thread_calls(const ReportThread& thread) {
 }
 
 namespace {
-uint64_t sum_counts(const JsonValue* object) {
+uint64_t sum_counts(const std::optional<NamedCounts>& counts) {
   uint64_t total = 0;
-  if (object && object->is_object())
-    for (const auto& [k, v] : object->as_object())
-      if (v.is_number()) total += v.as_uint();
+  if (counts)
+    for (const auto& c : *counts) total += c.count;
   return total;
 }
 }  // namespace
 
 uint64_t total_drops(const Report& report) {
-  const JsonValue* sampler = report.stats.find("sampler");
-  return sum_counts(report.stats.find("drops")) + sum_counts(sampler ? sampler->find("drops") : nullptr);
+  const auto& sampler = report.stats.sampler;
+  return sum_counts(report.stats.drops) + (sampler ? sum_counts(sampler->drops) : 0);
 }
 
 std::string summary_line(const Report& report, const std::vector<std::string>& files) {

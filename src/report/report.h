@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "report/json_value.h"
+#include "report/report_stats.h"
 
 namespace umbra {
 
@@ -43,7 +43,7 @@ struct Report {
   std::string runtime;
   uint64_t duration_ns = 0;
   std::vector<ReportThread> threads;
-  JsonValue stats = JsonValue::object();
+  ReportStats stats;
 };
 
 // Totals of a thread: the sum over its roots.

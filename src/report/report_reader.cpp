@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "report/json_parser.h"
+#include "report/report_stats_json.h"
 
 namespace umbra {
 namespace {
@@ -166,7 +167,7 @@ Report report_from_json(const JsonValue& doc) {
   if (const JsonValue* stats = doc.find("stats"); stats && stats->is_object()) {
     if (nested_deeper_than(*stats, kMaxStatsDepth))
       fail(document, "stats", "nested deeper than " + std::to_string(kMaxStatsDepth) + " levels");
-    r.stats = *stats;
+    r.stats = stats_from_json(*stats);
   }
   return r;
 }

@@ -23,7 +23,7 @@ class ReportFormatError : public std::runtime_error {
 // reading, the text report, measured 500 bytes of stack per level (RelWithDebInfo) and 3,050 under ASan+UBSan, so
 // this many levels need at most some 380 MiB of run_on_large_stack's 512 MiB; deeper documents are refused.
 inline constexpr size_t kMaxReportDepth = size_t(1) << 17;
-// "stats" is copied and written back recursively; umbra writes it three levels deep.
+// What "stats" holds that this umbra does not read is kept and written back recursively; umbra writes three levels.
 inline constexpr size_t kMaxStatsDepth = 64;
 
 Report report_from_json(const JsonValue& document);

@@ -33,6 +33,7 @@ struct ReportStats {
     std::optional<uint64_t> abandoned_captures;
     std::optional<NamedCounts> drops;  // by the sampler's drop reasons
     JsonValue::Object unread;          // see ReportStats::unread
+    bool operator==(const Sampler&) const = default;
 
     template <typename Self, typename Visit>
     static void for_each_field(Self& s, Visit&& visit) {
@@ -61,6 +62,7 @@ struct ReportStats {
     std::optional<uint64_t> skipped_exception_in_flight, skipped_truncated, splices_lost, unseen_top_frames;
     std::optional<NamedCounts> repairs, spliced, kept;
     JsonValue::Object unread;  // see ReportStats::unread
+    bool operator==(const Reconcile&) const = default;
 
     template <typename Self, typename Visit>
     static void for_each_field(Self& r, Visit&& visit) {
@@ -90,6 +92,7 @@ struct ReportStats {
   // Keys this umbra does not read (from a newer one), or whose value it cannot: kept as they were and written after
   // the others, so such a report loads and is written again whole.
   JsonValue::Object unread;
+  bool operator==(const ReportStats&) const = default;
 
   template <typename Self, typename Visit>
   static void for_each_field(Self& s, Visit&& visit) {

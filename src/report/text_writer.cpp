@@ -82,6 +82,29 @@ void write_node(std::string& out, const ReportNode& node, int depth, uint64_t th
   }
 }
 
+// " prefix.name=count" for each count that is not 0.
+std::string nonzero(const std::optional<NamedCounts>& counts, const std::string& prefix = "") {
+  std::string parts;
+  if (counts)
+    for (const auto& [name, count] : *counts)
+      if (count > 0) parts += " " + prefix + display_text(name) + "=" + with_commas(count);
+  return parts;
+}
+
+// The same drops as the exit line's "not captured" (the hooks' and the sampler's), then shadow mode's reconciliation.
+std::string stats_lines(const ReportStats& stats) {
+  std::string drops = nonzero(stats.drops) + (stats.sampler ? nonzero(stats.sampler->drops, "sampler.") : "");
+  std::string out = "not captured:" + (drops.empty() ? std::string(" nothing") : drops) + "\n";
+  if (const auto& r = stats.reconcile) {
+    auto or_none = [](const std::string& parts) { return parts.empty() ? std::string(" none") : parts; };
+    out += "reconciled: " + with_commas(r->snapshots.value_or(0)) + " snapshots, " +
+           with_commas(r->frames_compared.value_or(0)) + " frames compared, " +
+           with_commas(r->unexplained.value_or(0)) + " unexplained; repairs:" + or_none(nonzero(r->repairs)) +
+           "; spliced:" + or_none(nonzero(r->spliced)) + "\n";
+  }
+  return out;
+}
+
 }  // namespace
 
 // Header lines are built as strings, not in fixed buffers: they hold names, and a long one must not cut the line.
@@ -90,34 +113,7 @@ std::string report_to_text(const Report& report, double min_percent) {
                     " (runtime " + display_text(report.runtime) + "), " +
                     three_decimals(double(report.duration_ns) / 1e9) + " s, " +
                     std::to_string(report.threads.size()) + " threads\n";
-  // The same counts as the exit line's "not captured": the hooks' drops and the sampler's.
-  std::string drops;
-  auto list_drops = [&](const JsonValue* d, const std::string& prefix) {
-    if (d == nullptr || !d->is_object()) return;
-    for (const auto& [reason, count] : d->as_object())
-      if (count.is_number() && count.as_uint() > 0)
-        drops += " " + prefix + display_text(reason) + "=" + with_commas(count.as_uint());
-  };
-  list_drops(report.stats.find("drops"), "");
-  const JsonValue* sampler = report.stats.find("sampler");
-  list_drops(sampler ? sampler->find("drops") : nullptr, "sampler.");
-  out += "not captured:" + (drops.empty() ? std::string(" nothing") : drops) + "\n";
-  if (const JsonValue* r = report.stats.find("reconcile"); r && r->is_object()) {
-    auto number = [&](const JsonValue* o, const char* key) {
-      const JsonValue* v = o ? o->find(key) : nullptr;
-      return v && v->is_number() ? v->as_uint() : 0;
-    };
-    auto named = [&](const char* key) {
-      std::string parts;
-      if (const JsonValue* o = r->find(key); o && o->is_object())
-        for (const auto& [k, v] : o->as_object())
-          if (v.is_number() && v.as_uint() > 0) parts += " " + display_text(k) + "=" + with_commas(v.as_uint());
-      return parts.empty() ? std::string(" none") : parts;
-    };
-    out += "reconciled: " + with_commas(number(r, "snapshots")) + " snapshots, " +
-           with_commas(number(r, "frames_compared")) + " frames compared, " + with_commas(number(r, "unexplained")) +
-           " unexplained; repairs:" + named("repairs") + "; spliced:" + named("spliced") + "\n";
-  }
+  out += stats_lines(report.stats);
 
   for (const ReportThread& thread : report.threads) {
     bool by_time = report.mode == "shadow";

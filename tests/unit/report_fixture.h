@@ -37,62 +37,32 @@ inline Report known_report() {
   worker.exited = true;
   worker.roots.push_back(node("App.Worker.Run", 1, 5'000'000, 5'000'000));
   r.threads.push_back(worker);
-  r.stats.set("enter_hooks", uint64_t(15));
-  JsonValue drops = JsonValue::object();
-  drops.set("stack_overflow", uint64_t(2));
-  drops.set("tree_full", uint64_t(0));
-  r.stats.set("drops", std::move(drops));
+  r.stats.enter_hooks = 15;
+  r.stats.drops = NamedCounts{{"stack_overflow", 2}, {"tree_full", 0}};
   return r;
 }
 
 // Stats with every field set, each to a value of its own (no mode has them all: sampled mode has
 // unchanged_samples, shadow mode the rest). Some named counts are 0, as most are in a real report.
 inline ReportStats every_stat() {
-  ReportStats s;
-  s.report_trigger = "shutdown";
-  s.partial = false;
-  s.hook_family = "elt3";
-  s.call_timing = "coarse_1ms";
-  s.enter_hooks = 1;
-  s.leave_hooks = 2;
-  s.tailcall_hooks = 3;
-  s.exception_unwinds = 4;
-  s.recursive_tail_calls_counted = true;
-  s.drops = NamedCounts{{"stack_overflow", 5}, {"tree_full", 0}};
-  ReportStats::Sampler& p = s.sampler.emplace();
-  p.interval_ms = 6;
-  p.ticks = 7;
-  p.samples = 8;
-  p.unchanged_samples = 9;
-  p.suspensions = 10;
-  p.suspended_ns_mean = 11;
-  p.suspended_ns_max = 12;
-  p.suspend_wait_ns_mean = 13;
-  p.tick_ns_mean = 14;
-  p.tick_ns_max = 15;
-  p.cpu_ns_per_tick = 16;
-  p.snapshot_ns_mean = 17;
-  p.shadow_sample_ns_mean = 18;
-  p.native_tops = true;
-  p.abandoned_captures = 19;
-  p.drops = NamedCounts{{"suspend_failed", 0}, {"no_frames", 20}};
-  ReportStats::Reconcile& r = s.reconcile.emplace();
-  r.snapshots = 21;
-  r.frames_compared = 22;
-  r.unexplained = 23;
-  r.skipped_exception_in_flight = 24;
-  r.skipped_truncated = 25;
-  r.splices_lost = 26;
-  r.unseen_top_frames = 27;
-  r.repairs = NamedCounts{{"missed_leave", 28}};
-  r.spliced = NamedCounts{{"native_segment", 29}, {"uninstrumented", 0}};
-  r.kept = NamedCounts{{"stale_middle_frame", 0}, {"invisible_frame", 30}};
-  s.threads_created = 31;
-  s.threads_destroyed = 32;
-  s.threads_reported = 33;
-  s.functions_named = 34;
-  s.jit_compilations = 35;
-  return s;
+  return ReportStats{
+      .report_trigger = "shutdown", .partial = false, .hook_family = "elt3", .call_timing = "coarse_1ms",
+      .enter_hooks = 1, .leave_hooks = 2, .tailcall_hooks = 3, .exception_unwinds = 4,
+      .recursive_tail_calls_counted = true, .drops = NamedCounts{{"stack_overflow", 5}, {"tree_full", 0}},
+      .sampler = ReportStats::Sampler{
+          .interval_ms = 6, .ticks = 7, .samples = 8, .unchanged_samples = 9, .suspensions = 10,
+          .suspended_ns_mean = 11, .suspended_ns_max = 12, .suspend_wait_ns_mean = 13, .tick_ns_mean = 14,
+          .tick_ns_max = 15, .cpu_ns_per_tick = 16, .snapshot_ns_mean = 17, .shadow_sample_ns_mean = 18,
+          .native_tops = true, .abandoned_captures = 19,
+          .drops = NamedCounts{{"suspend_failed", 0}, {"no_frames", 20}}, .unread = {}},
+      .reconcile = ReportStats::Reconcile{
+          .snapshots = 21, .frames_compared = 22, .unexplained = 23, .skipped_exception_in_flight = 24,
+          .skipped_truncated = 25, .splices_lost = 26, .unseen_top_frames = 27,
+          .repairs = NamedCounts{{"missed_leave", 28}},
+          .spliced = NamedCounts{{"native_segment", 29}, {"uninstrumented", 0}},
+          .kept = NamedCounts{{"stale_middle_frame", 0}, {"invisible_frame", 30}}, .unread = {}},
+      .threads_created = 31, .threads_destroyed = 32, .threads_reported = 33, .functions_named = 34,
+      .jit_compilations = 35, .unread = {}};
 }
 
 // A sampled report of one thread whose stack is a chain `depth` deep, one self sample on every level. Built without

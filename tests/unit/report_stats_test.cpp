@@ -5,11 +5,14 @@
 #include <ostream>
 
 #include "report/json_parser.h"
+#include "report/json_writer.h"
+#include "report/report_reader.h"
 #include "report_fixture.h"
 
 namespace umbra {
 
 void PrintTo(const NamedCount& c, std::ostream* os) { *os << c.name << '=' << c.count; }
+void PrintTo(const ReportStats& s, std::ostream* os) { *os << stats_to_json(s).dump(2); }
 
 namespace {
 
@@ -32,6 +35,14 @@ TEST(ReportStats, WritesEveryKeyInItsPlace) {
             R"("kept":{"stale_middle_frame":0,"invisible_frame":30}},)"
             R"("threads_created":31,"threads_destroyed":32,"threads_reported":33,"functions_named":34,)"
             R"("jit_compilations":35})");
+}
+
+// What the profiler writes, `umbra report` reads back: every field (the comparison is member by member, so a field
+// missing from for_each_field fails it too).
+TEST(ReportStats, ComeBackFromAReportsJsonFieldByField) {
+  Report report = testing::known_report();
+  report.stats = testing::every_stat();
+  EXPECT_EQ(load_report_from_text(report_to_json(report)).stats, report.stats);
 }
 
 // A report from an older umbra lacks the keys added since: they stay absent, and nothing is invented for them.

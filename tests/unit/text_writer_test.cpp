@@ -97,30 +97,36 @@ TEST(TextWriter, SortsChildrenByTotal) {
 
 TEST(TextWriter, NotCapturedListsTheSamplersDropsToo) {
   Report r = testing::known_report();
-  JsonValue sampler = JsonValue::object();
-  JsonValue drops = JsonValue::object();
-  drops.set("snapshot_unsafe", uint64_t(3));
-  drops.set("no_frames", uint64_t(0));
-  sampler.set("drops", std::move(drops));
-  r.stats.set("sampler", std::move(sampler));
+  r.stats.sampler.emplace().drops = NamedCounts{{"snapshot_unsafe", 3}, {"no_frames", 0}};
   EXPECT_NE(report_to_text(r, 0.5).find("not captured: stack_overflow=2 sampler.snapshot_unsafe=3\n"),
             std::string::npos);
 }
 
+// The header's second and third lines come from the stats: every drop that is not 0 (the hooks', then the
+// sampler's), and shadow mode's reconciliation.
+TEST(TextWriter, HeaderShowsTheDropsAndTheReconciliationFromTheStats) {
+  Report r = testing::known_report();
+  r.stats = testing::every_stat();
+  std::string text = report_to_text(r, 0.5);
+  size_t second = text.find('\n') + 1;
+  EXPECT_EQ(text.substr(second, text.find("\n\n") - second),
+            "not captured: stack_overflow=5 sampler.no_frames=20\n"
+            "reconciled: 21 snapshots, 22 frames compared, 23 unexplained; repairs: missed_leave=28; "
+            "spliced: native_segment=29");
+  r.stats.reconcile.reset();  // sampled mode
+  EXPECT_EQ(report_to_text(r, 0.5).find("reconciled:"), std::string::npos);
+}
+
 TEST(TextWriter, SaysWhenNothingWasDropped) {
   Report r = testing::known_report();
-  r.stats = JsonValue::object();
+  r.stats = ReportStats{};
   EXPECT_NE(report_to_text(r, 0.5).find("not captured: nothing"), std::string::npos);
 }
 
 TEST(Summary, OneLineWithEverythingAUserAsksFirst) {
   Report r = testing::known_report();
   r.threads[0].roots[0].samples = 5;
-  JsonValue sampler = JsonValue::object();
-  JsonValue drops = JsonValue::object();
-  drops.set("snapshot_unsafe", uint64_t(3));
-  sampler.set("drops", std::move(drops));
-  r.stats.set("sampler", std::move(sampler));
+  r.stats.sampler.emplace().drops = NamedCounts{{"snapshot_unsafe", 3}};
   EXPECT_EQ(total_drops(r), 5u);  // 2 stack_overflow + 3 snapshot_unsafe
   EXPECT_EQ(summary_line(r, {"a.json", "a.txt"}),
             "shadow profile: 2 threads, 15 calls, 5 samples, 5 not captured (stats.drops); wrote a.json, a.txt");
