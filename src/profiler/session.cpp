@@ -3,7 +3,6 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <fstream>
 #include <thread>
 #include <vector>
 
@@ -11,6 +10,7 @@
 #include "hooks/shadow_hooks.h"
 #include "merge/sampled_tree_builder.h"
 #include "merge/tree_builder.h"
+#include "profiler/runtime_version.h"
 #include "util/log.h"
 #include "report/output_files.h"
 #include "util/large_stack.h"
@@ -36,7 +36,11 @@ clr::ThreadID runtime_thread_id() {
 Session::Session(Config config, clr::ICorProfilerInfo10* info)
     : config_(std::move(config)), info_(info), pool_(limits_of(config_)), threads_(pool_), names_(info) {}
 
-clr::HRESULT Session::start() { return config_.mode == Mode::kSampled ? start_sampled() : start_shadow(); }
+clr::HRESULT Session::start() {
+  // Asked now: the report may be written where the runtime can no longer answer (exit(), a signal).
+  runtime_version_ = runtime_version(*info_);
+  return config_.mode == Mode::kSampled ? start_sampled() : start_shadow();
+}
 
 clr::HRESULT Session::start_shadow() {
   clr::DWORD mask = clr::COR_PRF_MONITOR_ENTERLEAVE | clr::COR_PRF_MONITOR_THREADS |
@@ -113,29 +117,11 @@ clr::HRESULT Session::start_sampled() {
   return clr::S_OK;
 }
 
-std::string Session::runtime_version() {
-  // The shared framework's directory is named after the runtime version: .../Microsoft.NETCore.App/10.0.1/.
-  std::ifstream maps("/proc/self/maps");
-  std::string line;
-  while (std::getline(maps, line)) {
-    auto at = line.find("/libcoreclr.so");
-    if (at == std::string::npos) continue;
-    auto slash = line.rfind('/', at - 1);
-    if (slash != std::string::npos) return line.substr(slash + 1, at - slash - 1);
-  }
-  clr::USHORT id = 0, major = 0, minor = 0, build = 0, qfe = 0;
-  clr::COR_PRF_RUNTIME_TYPE type{};
-  clr::ULONG len = 0;
-  if (clr::succeeded(info_->GetRuntimeInformation(&id, &type, &major, &minor, &build, &qfe, 0, &len, nullptr)))
-    return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(build);
-  return "unknown";
-}
-
 Report Session::build_report(const char* trigger) {
   Report report;
   report.mode = mode_name(config_.mode);
   report.pid = getpid();
-  report.runtime = runtime_version();
+  report.runtime = runtime_version_;
   report.duration_ns = monotonic_ns() - clock_.start_ns();
   if (config_.mode == Mode::kSampled) add_sampled_threads(report);
   else add_shadow_threads(report);

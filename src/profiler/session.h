@@ -48,7 +48,6 @@ class Session {
   clr::HRESULT start_shadow();
   clr::HRESULT start_sampled();
   clr::HRESULT install_hooks();
-  std::string runtime_version();
 
   Config config_;
   clr::ICorProfilerInfo10* info_;
@@ -57,6 +56,7 @@ class Session {
   ThreadRegistry threads_;
   FunctionNames names_;
   NativeSymbols native_symbols_;
+  std::string runtime_version_;
   std::unique_ptr<Sampler> sampler_;
   CoarseClock coarse_clock_;
   std::mutex finish_mutex_;
