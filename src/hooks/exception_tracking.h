@@ -31,6 +31,13 @@ class ExceptionTracking {
   }
   void search_reached_bottom() { search_reached_bottom_ = true; }
   void catcher_found() { catcher_found_ = true; }
+  // The search left a frame. Leaving the bottom frame without a catcher: .NET 8 ends the process now, with no
+  // unwind, so this is the last moment to say the exception is unhandled (true once).
+  bool search_left() {
+    bool unhandled = searching_ && search_reached_bottom_ && !catcher_found_;
+    if (unhandled) searching_ = false;
+    return unhandled;
+  }
   // The catch block has finished: the exception is over.
   void caught() { active_ = false; }
   bool active() const { return active_; }

@@ -121,6 +121,7 @@ void ThreadShadow::search_enter(clr::FunctionID function) {
   if (bottom) exception_.search_reached_bottom();
 }
 
+
 bool ThreadShadow::unwind_enter(clr::FunctionID function) {
   uint32_t frame = overflow_depth_ != 0 ? ExceptionTracking::kNoFrame : topmost_frame_of(function);
   bool unhandled = false;

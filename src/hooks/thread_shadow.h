@@ -59,10 +59,12 @@ class ThreadShadow {
   void tailcall(clr::FunctionID function, uint64_t now_ticks);
   // Exception callbacks, on the owner thread. A throw starts a search. If the search passed the thread's bottom
   // frame without finding a catcher, the exception is unhandled and the runtime will end the process:
-  // unwind_enter() then returns true (once). A search that stops short of the bottom frame without a catcher is
-  // caught by runtime code (a type initializer, reflection, a filter) and is not unhandled.
+  // unwind_enter() then returns true (once), or search_leave() does where no unwind follows (.NET 8). A search that
+  // stops short of the bottom frame without a catcher is caught by runtime code (a type initializer, reflection, a
+  // filter) and is not unhandled.
   void exception_thrown() { exception_.thrown(); }
   void search_enter(clr::FunctionID function);
+  bool search_leave() { return exception_.search_left(); }
   void catcher_found() { exception_.catcher_found(); }
   bool unwind_enter(clr::FunctionID function);
   // Pops the frame the matching unwind_enter named (no leave hook follows an unwind). Unwinds nest: an exception

@@ -130,6 +130,20 @@ clr::HRESULT Profiler::DynamicMethodJITCompilationStarted(FunctionID function, B
   });
 }
 
+namespace {
+
+// The search passed the bottom frame without a catcher: the runtime ends the process once this unwind is done (or,
+// on .NET 8, without one), without Shutdown. The runtime is still whole here, so the report is complete (the
+// unwinding frames count as open). It is provisional: should the process go on after all, a later exit writes the
+// report again.
+clr::HRESULT write_unhandled_exception_report() {
+  return guarded("unhandled exception", [] {
+    if (Session* s = Profiler::active_session()) s->finish("unhandled_exception", true, /*provisional=*/true);
+  });
+}
+
+}  // namespace
+
 // The exception callbacks run on the thread whose frames unwind, so they may update its shadow like a hook.
 clr::HRESULT Profiler::ExceptionThrown(ObjectID) {
   if (ThreadShadow* shadow = hooks::existing_shadow()) shadow->exception_thrown();
@@ -141,6 +155,13 @@ clr::HRESULT Profiler::ExceptionSearchFunctionEnter(FunctionID function) {
   return clr::S_OK;
 }
 
+// .NET 8 ends the process after a search that found no catcher, with no unwind: the report is written here.
+clr::HRESULT Profiler::ExceptionSearchFunctionLeave() {
+  ThreadShadow* shadow = hooks::existing_shadow();
+  if (shadow == nullptr || !shadow->search_leave()) return clr::S_OK;
+  return write_unhandled_exception_report();
+}
+
 clr::HRESULT Profiler::ExceptionSearchCatcherFound(FunctionID) {
   if (ThreadShadow* shadow = hooks::existing_shadow()) shadow->catcher_found();
   return clr::S_OK;
@@ -149,12 +170,7 @@ clr::HRESULT Profiler::ExceptionSearchCatcherFound(FunctionID) {
 clr::HRESULT Profiler::ExceptionUnwindFunctionEnter(FunctionID function) {
   ThreadShadow* shadow = hooks::existing_shadow();
   if (shadow == nullptr || !shadow->unwind_enter(function)) return clr::S_OK;
-  // The search passed the bottom frame without a catcher: the runtime ends the process once this unwind is done,
-  // without Shutdown. The runtime is still whole here, so the report is complete (the unwinding frames count as
-  // open). It is provisional: should the process go on after all, a later exit writes the report again.
-  return guarded("unhandled exception", [] {
-    if (Session* s = active_session()) s->finish("unhandled_exception", true, /*provisional=*/true);
-  });
+  return write_unhandled_exception_report();
 }
 
 clr::HRESULT Profiler::ExceptionUnwindFunctionLeave() {

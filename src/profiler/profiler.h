@@ -28,6 +28,7 @@ class Profiler final : public CallbackDefaults {
                                              ULONG il_header_size) override;
   HRESULT ExceptionThrown(ObjectID exception) override;
   HRESULT ExceptionSearchFunctionEnter(FunctionID function) override;
+  HRESULT ExceptionSearchFunctionLeave() override;
   HRESULT ExceptionSearchCatcherFound(FunctionID function) override;
   HRESULT ExceptionUnwindFunctionEnter(FunctionID function) override;
   HRESULT ExceptionUnwindFunctionLeave() override;

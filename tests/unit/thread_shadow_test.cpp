@@ -216,6 +216,23 @@ TEST(ThreadShadow, AnUnwindThatNativeCodeCutShortIsForgotten) {
   EXPECT_EQ(s.drops(DropReason::kUnmatchedLeave), 0u);
 }
 
+TEST(ThreadShadow, DotNet8EndsAnUnhandledSearchWithNoUnwind) {
+  ThreadShadow s(small_limits());
+  s.enter(A, 0);
+  s.enter(B, 0);
+  s.exception_thrown();
+  s.search_enter(B);
+  EXPECT_FALSE(s.search_leave());
+  s.search_enter(A);  // the bottom frame, no catcher: the process ends after this leave
+  EXPECT_TRUE(s.search_leave());
+  EXPECT_FALSE(s.unwind_enter(B));  // said once
+
+  s.exception_thrown();  // caught by the bottom frame itself
+  s.search_enter(A);
+  s.catcher_found();
+  EXPECT_FALSE(s.search_leave());
+}
+
 TEST(ThreadShadow, CatcherPopsFramesThatNeverReturn) {
   ThreadShadow s(small_limits());
   s.enter(A, 0);
