@@ -17,6 +17,7 @@ namespace umbra {
 class ExceptionTracking {
  public:
   static constexpr uint32_t kNoFrame = ~uint32_t{0};
+  static constexpr uint32_t kFilterFunclet = kNoFrame - 1;  // an unwind of a running filter: no frame of its own
   struct Unwinding {
     clr::FunctionID function;
     uint32_t frame;  // index of the shadow frame being unwound, or kNoFrame
@@ -47,31 +48,48 @@ class ExceptionTracking {
   bool begin_unwind(clr::FunctionID function, uint32_t frame, bool& unhandled) {
     awaiting_first_unwind_ = false;
     // Unwinding runs downwards: an unwind still pending at or above this frame never got its leave (the runtime
-    // caught the exception in native code just below it) and never will.
-    while (count_ > 0 && frame != kNoFrame && unwinding_[count_ - 1].frame != kNoFrame &&
-           unwinding_[count_ - 1].frame >= frame)
-      --count_;
+    // caught the exception in native code just below it) and never will; nor will a filter's (.NET 9 and 10 send
+    // none). Real frame indexes are below kFilterFunclet.
+    auto superseded = [frame](const Unwinding& pending) {
+      return pending.frame == kFilterFunclet ||
+             (frame < kFilterFunclet && pending.frame < kFilterFunclet && pending.frame >= frame);
+    };
+    while (count_ > 0 && superseded(unwinding_[count_ - 1])) --count_;
     unhandled = searching_ && search_reached_bottom_ && !catcher_found_;
     searching_ = false;
     if (count_ == unwinding_.size()) return false;
     unwinding_[count_++] = {function, frame};
     return true;
   }
-  // The unwind that ends now, if any. .NET 10 sends one unwind leave right after a managed throw, before any unwind
-  // enter: it ends nothing.
+  // The unwind of a shadow frame that ends now, if any. .NET 10 sends one unwind leave right after a managed throw,
+  // before any unwind enter: it ends nothing. A filter funclet's unwind ends no frame either.
   bool end_unwind(Unwinding& ended) {
     if (awaiting_first_unwind_ || count_ == 0) return false;
     ended = unwinding_[--count_];
-    return true;
+    return ended.frame != kFilterFunclet;
   }
   // The catcher got an unwind enter but gets no unwind leave: forget it.
   void catcher_entered(clr::FunctionID function) {
     if (count_ > 0 && unwinding_[count_ - 1].function == function) --count_;
   }
 
+  void filter_enter(clr::FunctionID function) {
+    if (filter_depth_ < filters_.size()) filters_[filter_depth_] = function;
+    ++filter_depth_;
+  }
+  void filter_leave() {
+    if (filter_depth_ > 0) --filter_depth_;
+  }
+  // Whether `function` is the filter running now: its unwind and search are the funclet's, not its method frame's.
+  bool in_filter_of(clr::FunctionID function) const {
+    return filter_depth_ > 0 && filter_depth_ <= filters_.size() && filters_[filter_depth_ - 1] == function;
+  }
+
  private:
   std::array<Unwinding, 16> unwinding_{};
   uint32_t count_ = 0;
+  std::array<clr::FunctionID, 4> filters_{};
+  uint32_t filter_depth_ = 0;
   bool awaiting_first_unwind_ = false;
   bool active_ = false;
   bool searching_ = false;

@@ -117,13 +117,16 @@ uint32_t ThreadShadow::topmost_frame_of(clr::FunctionID function) const {
 }
 
 void ThreadShadow::search_enter(clr::FunctionID function) {
+  // A filter's own method, searched by an exception thrown inside the filter, is the funclet, not a frame below.
+  if (exception_.in_filter_of(function)) return;
   bool bottom = depth_.load(std::memory_order_relaxed) > 0 && frames_[0].function == function;
   if (bottom) exception_.search_reached_bottom();
 }
 
-
 bool ThreadShadow::unwind_enter(clr::FunctionID function) {
-  uint32_t frame = overflow_depth_ != 0 ? ExceptionTracking::kNoFrame : topmost_frame_of(function);
+  uint32_t frame = overflow_depth_ != 0                ? ExceptionTracking::kNoFrame
+                   : exception_.in_filter_of(function) ? ExceptionTracking::kFilterFunclet
+                                                       : topmost_frame_of(function);
   bool unhandled = false;
   if (!exception_.begin_unwind(function, frame, unhandled))
     count(DropReason::kUnmatchedLeave);  // nested deeper than tracked: this unwind will not pop its frame

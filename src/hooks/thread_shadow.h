@@ -66,6 +66,10 @@ class ThreadShadow {
   void search_enter(clr::FunctionID function);
   bool search_leave() { return exception_.search_left(); }
   void catcher_found() { exception_.catcher_found(); }
+  // A filter runs as a funclet of its method, on top of the stack: an exception thrown and swallowed inside it
+  // unwinds "its method" (with an unwind leave on .NET 8), whose real frame lies below and stays.
+  void filter_enter(clr::FunctionID function) { exception_.filter_enter(function); }
+  void filter_leave() { exception_.filter_leave(); }
   bool unwind_enter(clr::FunctionID function);
   // Pops the frame the matching unwind_enter named (no leave hook follows an unwind). Unwinds nest: an exception
   // thrown and caught inside a finally unwinds within the outer one.

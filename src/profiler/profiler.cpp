@@ -162,6 +162,16 @@ clr::HRESULT Profiler::ExceptionSearchFunctionLeave() {
   return write_unhandled_exception_report();
 }
 
+clr::HRESULT Profiler::ExceptionSearchFilterEnter(FunctionID function) {
+  if (ThreadShadow* shadow = hooks::existing_shadow()) shadow->filter_enter(function);
+  return clr::S_OK;
+}
+
+clr::HRESULT Profiler::ExceptionSearchFilterLeave() {
+  if (ThreadShadow* shadow = hooks::existing_shadow()) shadow->filter_leave();
+  return clr::S_OK;
+}
+
 clr::HRESULT Profiler::ExceptionSearchCatcherFound(FunctionID) {
   if (ThreadShadow* shadow = hooks::existing_shadow()) shadow->catcher_found();
   return clr::S_OK;

@@ -29,6 +29,8 @@ class Profiler final : public CallbackDefaults {
   HRESULT ExceptionThrown(ObjectID exception) override;
   HRESULT ExceptionSearchFunctionEnter(FunctionID function) override;
   HRESULT ExceptionSearchFunctionLeave() override;
+  HRESULT ExceptionSearchFilterEnter(FunctionID function) override;
+  HRESULT ExceptionSearchFilterLeave() override;
   HRESULT ExceptionSearchCatcherFound(FunctionID function) override;
   HRESULT ExceptionUnwindFunctionEnter(FunctionID function) override;
   HRESULT ExceptionUnwindFunctionLeave() override;

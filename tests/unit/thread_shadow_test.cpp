@@ -233,6 +233,40 @@ TEST(ThreadShadow, DotNet8EndsAnUnhandledSearchWithNoUnwind) {
   EXPECT_FALSE(s.search_leave());
 }
 
+TEST(ThreadShadow, AnExceptionSwallowedInsideAFilterLeavesTheFiltersMethodOnTheStack) {
+  // .NET 8: B's filter (a funclet of B, run on top of the stack) calls D, which throws; the runtime swallows it,
+  // unwinding D and "B" (the funclet). The outer exception then unwinds C and B and A catches.
+  ThreadShadow s(small_limits());
+  s.enter(A, 0);
+  s.enter(B, 0);
+  s.enter(C, 0);
+  s.exception_thrown();
+  s.search_enter(C);
+  s.search_enter(B);
+  s.filter_enter(B);
+  s.enter(D, 0);
+  s.exception_thrown();
+  s.search_enter(D);
+  s.search_enter(B);  // the funclet, not a frame below
+  EXPECT_FALSE(s.unwind_enter(D));
+  s.unwind_leave(0);
+  EXPECT_FALSE(s.unwind_enter(B));
+  s.unwind_leave(0);  // the funclet's frame: B's real frame stays
+  s.filter_leave();
+  EXPECT_EQ(path_of(s.current_node()), (std::vector<clr::FunctionID>{A, B, C}));
+  s.search_enter(A);
+  s.catcher_found();
+  s.unwind_enter(C);
+  s.unwind_leave(0);
+  s.unwind_enter(B);
+  s.unwind_leave(0);
+  s.unwind_enter(A);
+  s.catcher_enter(A, 0);
+  EXPECT_EQ(path_of(s.current_node()), (std::vector<clr::FunctionID>{A}));
+  EXPECT_EQ(s.drops(DropReason::kUnmatchedLeave), 0u);
+  EXPECT_EQ(s.drops(DropReason::kStaleFramePopped), 0u);
+}
+
 TEST(ThreadShadow, CatcherPopsFramesThatNeverReturn) {
   ThreadShadow s(small_limits());
   s.enter(A, 0);
