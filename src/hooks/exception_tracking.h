@@ -61,7 +61,7 @@ class ExceptionTracking {
     unwinding_[count_++] = {function, frame};
     return true;
   }
-  // The unwind of a shadow frame that ends now, if any. .NET 10 sends one unwind leave right after a managed throw,
+  // The unwind of a shadow frame that ends now, if any. .NET 9 and 10 send one unwind leave right after a managed throw,
   // before any unwind enter: it ends nothing. A filter funclet's unwind ends no frame either.
   bool end_unwind(Unwinding& ended) {
     if (awaiting_first_unwind_ || count_ == 0) return false;
@@ -71,6 +71,32 @@ class ExceptionTracking {
   // The catcher got an unwind enter but gets no unwind leave: forget it.
   void catcher_entered(clr::FunctionID function) {
     if (count_ > 0 && unwinding_[count_ - 1].function == function) --count_;
+  }
+
+  // Frames unwound while the dispatch's frames were above them: .NET 9 runs the second pass in managed code, above
+  // the frames it unwinds, and those calls return after the unwind leave. The frame stays, marked unwound, until
+  // the catch pops it with the dispatch's frames. Returns false past the limit (then it is popped at once).
+  bool keep_unwound(uint32_t frame) {
+    if (unwound_count_ == unwound_.size()) return false;
+    unwound_[unwound_count_++] = frame;
+    return true;
+  }
+  bool is_unwound(uint32_t frame) const {
+    for (uint32_t k = 0; k < unwound_count_; ++k)
+      if (unwound_[k] == frame) return true;
+    return false;
+  }
+  // The shadow stack is cut to `depth` frames: unwound frames at or above it are gone.
+  void popped_to(uint32_t depth) {
+    for (uint32_t k = unwound_count_; k-- > 0;)
+      if (unwound_[k] >= depth) unwound_[k] = unwound_[--unwound_count_];
+  }
+  // The lowest unwound frame above `frame`, or `otherwise`: from there up the frames are the exception's dispatch.
+  uint32_t lowest_unwound_above(uint32_t frame, uint32_t otherwise) const {
+    uint32_t lowest = otherwise;
+    for (uint32_t k = 0; k < unwound_count_; ++k)
+      if (unwound_[k] > frame && unwound_[k] < lowest) lowest = unwound_[k];
+    return lowest;
   }
 
   void filter_enter(clr::FunctionID function) {
@@ -88,6 +114,8 @@ class ExceptionTracking {
  private:
   std::array<Unwinding, 16> unwinding_{};
   uint32_t count_ = 0;
+  std::array<uint32_t, 64> unwound_{};  // in no order
+  uint32_t unwound_count_ = 0;
   std::array<clr::FunctionID, 4> filters_{};
   uint32_t filter_depth_ = 0;
   bool awaiting_first_unwind_ = false;

@@ -75,6 +75,7 @@ void ThreadShadow::pop_to(uint32_t new_depth, uint64_t now_ticks) {
   hint_depth_ = kNoHint;
   uint32_t d = depth_.load(std::memory_order_relaxed);
   for (uint32_t i = d; i-- > new_depth;) charge(frames_[i], now_ticks);
+  exception_.popped_to(new_depth);
   depth_.store(new_depth, std::memory_order_release);
   current_.store(top_node(new_depth), std::memory_order_release);
 }
@@ -112,7 +113,7 @@ void ThreadShadow::tailcall(clr::FunctionID function, uint64_t now_ticks) {
 
 uint32_t ThreadShadow::topmost_frame_of(clr::FunctionID function) const {
   for (uint32_t i = depth_.load(std::memory_order_relaxed); i-- > 0;)
-    if (frames_[i].function == function) return i;
+    if (frames_[i].function == function && !exception_.is_unwound(i)) return i;
   return ExceptionTracking::kNoFrame;
 }
 
@@ -147,6 +148,7 @@ void ThreadShadow::unwind_leave(uint64_t now_ticks) {
     count(DropReason::kUnmatchedLeave);
     return;
   }
+  if (u.frame + 1 < d && exception_.keep_unwound(u.frame)) return;
   if (uint32_t stale = d - 1 - u.frame) drops_[static_cast<size_t>(DropReason::kStaleFramePopped)].add(stale);
   pop_to(u.frame, now_ticks);
 }
@@ -156,11 +158,11 @@ void ThreadShadow::catcher_enter(clr::FunctionID function, uint64_t now_ticks) {
   if (overflow_depth_ != 0) return;
   uint32_t d = depth_.load(std::memory_order_relaxed);
   uint32_t i = topmost_frame_of(function);
-  if (i == ExceptionTracking::kNoFrame) return;
-  if (uint32_t stale = d - 1 - i) {
-    drops_[static_cast<size_t>(DropReason::kStaleFramePopped)].add(stale);
-    pop_to(i + 1, now_ticks);
-  }
+  if (i == ExceptionTracking::kNoFrame || i + 1 == d) return;
+  // From the lowest unwound frame up, the frames are the exception's and its dispatch's; the others never returned.
+  uint32_t dispatch = exception_.lowest_unwound_above(i, d);
+  if (uint32_t stale = dispatch - 1 - i) drops_[static_cast<size_t>(DropReason::kStaleFramePopped)].add(stale);
+  pop_to(i + 1, now_ticks);
 }
 
 }  // namespace umbra

@@ -72,7 +72,9 @@ class ThreadShadow {
   void filter_leave() { exception_.filter_leave(); }
   bool unwind_enter(clr::FunctionID function);
   // Pops the frame the matching unwind_enter named (no leave hook follows an unwind). Unwinds nest: an exception
-  // thrown and caught inside a finally unwinds within the outer one.
+  // thrown and caught inside a finally unwinds within the outer one. Where frames lie above it (.NET 9 runs the
+  // second pass in managed code, above the frames it unwinds, and those calls return after this), the frame stays
+  // under them, marked unwound, until the catch pops it with the dispatch's frames.
   void unwind_leave(uint64_t now_ticks);
   // The catching frame resumes: whatever is still above its topmost frame never returns.
   void catcher_enter(clr::FunctionID function, uint64_t now_ticks);
@@ -145,6 +147,7 @@ class ThreadShadow {
   uint32_t overflow_depth_ = 0;  // frames entered beyond capacity, not recorded
   bool pending_tail_entry_ = false;
   ExceptionTracking exception_;
+  // The topmost frame of `function` not yet unwound.
   uint32_t topmost_frame_of(clr::FunctionID function) const;
   OwnerCounter enters_, leaves_, tailcalls_, unwinds_;
   std::atomic<uint32_t> depth_{0};

@@ -267,6 +267,61 @@ TEST(ThreadShadow, AnExceptionSwallowedInsideAFilterLeavesTheFiltersMethodOnTheS
   EXPECT_EQ(s.drops(DropReason::kStaleFramePopped), 0u);
 }
 
+TEST(ThreadShadow, DotNet9SecondPassRunsAboveTheFramesItUnwinds) {
+  // C throws through B to A, which catches. The dispatch (X, Y: entered by the throw, never returning) runs the
+  // second pass in managed code above the frames, calling N, from inside which each unwind is reported.
+  constexpr clr::FunctionID X = 0x10, Y = 0x11, N = 0x12;
+  ThreadShadow s(small_limits());
+  s.enter(A, 0);
+  s.enter(B, 0);
+  s.enter(C, 0);
+  s.enter(X, 0);
+  s.enter(Y, 0);
+  s.exception_thrown();
+  s.search_enter(C);
+  s.search_enter(B);
+  s.search_enter(A);
+  s.catcher_found();
+  EXPECT_FALSE(s.unwind_enter(C));
+  s.enter(N, 0);
+  s.unwind_leave(0);  // C stays under the dispatch, unwound
+  EXPECT_FALSE(s.unwind_enter(B));
+  s.leave(N, 0);      // the dispatch's own call returns where it was made
+  EXPECT_EQ(path_of(s.current_node()), (std::vector<clr::FunctionID>{A, B, C, X, Y}));
+  s.enter(N, 0);
+  s.unwind_leave(0);
+  s.leave(N, 0);
+  EXPECT_FALSE(s.unwind_enter(A));
+  s.catcher_enter(A, 0);  // the catch resumes in A: the unwound frames go with the dispatch's
+  EXPECT_EQ(path_of(s.current_node()), (std::vector<clr::FunctionID>{A}));
+  EXPECT_EQ(s.drops(DropReason::kUnmatchedLeave), 0u);
+  EXPECT_EQ(s.drops(DropReason::kStaleFramePopped), 0u);
+  EXPECT_EQ(s.unwinds(), 2u);
+}
+
+TEST(ThreadShadow, DotNet9UnwoundFramesAreSkippedWhenTheSameMethodCatchesBelow) {
+  // Recursion: A(2) catches what A(0) threw through A(1), with the dispatch (X) above them all.
+  constexpr clr::FunctionID X = 0x10;
+  ThreadShadow s(small_limits());
+  s.enter(B, 0);
+  for (int i = 0; i < 3; ++i) s.enter(A, 0);
+  s.enter(X, 0);
+  s.exception_thrown();
+  s.catcher_found();
+  s.unwind_enter(A);
+  s.unwind_leave(0);
+  s.unwind_enter(A);
+  s.unwind_leave(0);
+  s.unwind_enter(A);
+  s.catcher_enter(A, 0);
+  EXPECT_EQ(path_of(s.current_node()), (std::vector<clr::FunctionID>{B, A}));
+  EXPECT_EQ(s.drops(DropReason::kStaleFramePopped), 0u);
+  s.leave(A, 0);
+  s.leave(B, 0);
+  EXPECT_EQ(s.depth(), 0u);
+  EXPECT_EQ(s.drops(DropReason::kUnmatchedLeave), 0u);
+}
+
 TEST(ThreadShadow, CatcherPopsFramesThatNeverReturn) {
   ThreadShadow s(small_limits());
   s.enter(A, 0);
