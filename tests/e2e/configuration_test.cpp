@@ -35,7 +35,7 @@ TEST_P(BadEnvironment, OneLineEachAndTheProgramRunsOn) {
   auto env = profiler_env(dir + "/r");
   for (const char* variable : kVariables) env[variable] = b.value;
   env["UMBRA_INTERVAL"] = "5";  // a misspelling of UMBRA_INTERVAL_MS
-  ProcessResult r = run_process({"dotnet", app_dll("ExitPaths"), "return"}, env);
+  ProcessResult r = run_process(app_command("ExitPaths", {"return"}), env);
   EXPECT_EQ(r.exit_code, 5);
   EXPECT_EQ(r.out, "ending by return\n");
   for (const char* variable : kVariables)
@@ -63,7 +63,7 @@ TEST(Configuration, UnwritableOutputFallsBackAndSaysWhere) {
   std::string tmp = scratch_dir("unwritable_output");
   auto env = profiler_env("/nonexistent-dir/sub/report");
   env["TMPDIR"] = tmp;
-  ProcessResult r = run_process({"dotnet", app_dll("ExitPaths"), "return"}, env);
+  ProcessResult r = run_process(app_command("ExitPaths", {"return"}), env);
   EXPECT_EQ(r.exit_code, 5);
   EXPECT_EQ(r.out, "ending by return\n");
   EXPECT_EQ(occurrences(r.err, "cannot write '/nonexistent-dir/sub/report.json'"), 1u) << r.err;
@@ -84,10 +84,10 @@ TEST(Configuration, MinPercentFoldsTheTextReport) {
   std::string dir = scratch_dir("min_percent");
   auto env = profiler_env(dir + "/all");
   env["UMBRA_MIN_PERCENT"] = "0";
-  run_process({"dotnet", app_dll("ExitPaths"), "return"}, env);
+  run_process(app_command("ExitPaths", {"return"}), env);
   env = profiler_env(dir + "/folded");
   env["UMBRA_MIN_PERCENT"] = "50";
-  run_process({"dotnet", app_dll("ExitPaths"), "return"}, env);
+  run_process(app_command("ExitPaths", {"return"}), env);
   auto read = [](const std::string& path) {
     std::ifstream in(path);
     return std::string(std::istreambuf_iterator<char>(in), {});
@@ -102,7 +102,7 @@ TEST(Configuration, FormatsChooseTheFiles) {
   std::string dir = scratch_dir("config_formats");
   auto env = profiler_env(dir + "/r");
   env["UMBRA_FORMATS"] = "text";
-  ProcessResult r = run_process({"dotnet", app_dll("ExitPaths"), "return"}, env);
+  ProcessResult r = run_process(app_command("ExitPaths", {"return"}), env);
   EXPECT_EQ(r.exit_code, 5);
   EXPECT_TRUE(std::filesystem::exists(dir + "/r.txt"));
   EXPECT_FALSE(std::filesystem::exists(dir + "/r.json"));
@@ -127,9 +127,8 @@ TEST(Configuration, InliningIsOffUnlessAllowed) {
   for (bool allow : {false, true}) {
     std::vector<std::string> argv = {launcher_path(), "run", "-o", dir + (allow ? "/allowed" : "/default")};
     if (allow) argv.push_back("--allow-inlining");
-    for (const char* a : {"--", "dotnet"}) argv.push_back(a);
-    argv.push_back(app_dll("ExitPaths"));
-    ProcessResult r = run_process(argv);
+    argv.push_back("--");
+    ProcessResult r = run_process(with_app(argv, "ExitPaths"));
     ASSERT_EQ(r.exit_code, 5) << r.err;
     JsonValue report = load_report(dir + (allow ? "/allowed.json" : "/default.json"));
     const JsonValue* main = thread_with_root(report, "ExitPaths.Program.Main");
@@ -144,8 +143,8 @@ TEST(Configuration, InliningIsOffUnlessAllowed) {
 // --exact-times: every call timed with the TSC, so the 5,000 spins of at least 20 us add up to at least 100 ms.
 TEST(Configuration, ExactTimesTimeEveryCall) {
   std::string dir = scratch_dir("exact_times");
-  ProcessResult r = run_process({launcher_path(), "run", "--exact-times", "--hooks", "elt2", "-o", dir + "/r", "--",
-                                 "dotnet", app_dll("KnownCounts")});
+  ProcessResult r = run_process(
+      with_app({launcher_path(), "run", "--exact-times", "--hooks", "elt2", "-o", dir + "/r", "--"}, "KnownCounts"));
   ASSERT_EQ(r.exit_code, 3) << r.err;
   JsonValue report = load_report(dir + "/r.json");
   EXPECT_EQ(report.find("stats")->find("call_timing")->as_string(), "exact");

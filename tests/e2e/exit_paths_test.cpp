@@ -24,8 +24,7 @@ class ExitPaths : public ::testing::TestWithParam<ExitCase> {};
 TEST_P(ExitPaths, ReportIsWrittenAndExitCodeKept) {
   const ExitCase& c = GetParam();
   std::string dir = scratch_dir(std::string("exit_") + c.how);
-  ProcessResult r =
-      run_process({launcher_path(), "run", "-o", dir + "/r", "--", "dotnet", app_dll("ExitPaths"), c.how});
+  ProcessResult r = run_process(with_app({launcher_path(), "run", "-o", dir + "/r", "--"}, "ExitPaths", {c.how}));
   EXPECT_EQ(r.exit_code, c.exit_code) << r.err;
   EXPECT_EQ(r.out, std::string("ending by ") + c.how + "\n");
   ASSERT_TRUE(std::filesystem::exists(dir + "/r.json")) << r.err;
@@ -71,8 +70,7 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(ExitPathsUnhandled, FailFastEndsTheProgramUnchangedAndTheLauncherSaysWhy) {
   for (const char* how : {"failfast", "failfast-from-worker"}) {
     std::string dir = scratch_dir(std::string("exit_") + how);
-    ProcessResult r =
-        run_process({launcher_path(), "run", "-o", dir + "/r", "--", "dotnet", app_dll("ExitPaths"), how});
+    ProcessResult r = run_process(with_app({launcher_path(), "run", "-o", dir + "/r", "--"}, "ExitPaths", {how}));
     EXPECT_EQ(r.exit_code, 134) << r.err;
     EXPECT_EQ(r.out, std::string("ending by ") + how + "\n");
     EXPECT_NE(r.err.find("deliberate fail-fast"), std::string::npos) << r.err;
@@ -87,8 +85,8 @@ TEST(ExitPathsUnhandled, ExceptionsCaughtByRuntimeCodeAreNotUnhandled) {
   // A throwing type initializer, a throw through reflection, a throwing filter: the runtime catches each, the
   // program goes on, and the report covers the whole run.
   std::string dir = scratch_dir("exit_runtime_catches");
-  ProcessResult r = run_process(
-      {launcher_path(), "run", "-o", dir + "/r", "--", "dotnet", app_dll("ExitPaths"), "runtime-catches"});
+  ProcessResult r =
+      run_process(with_app({launcher_path(), "run", "-o", dir + "/r", "--"}, "ExitPaths", {"runtime-catches"}));
   ASSERT_EQ(r.exit_code, 5) << r.err;
   JsonValue report = load_report(dir + "/r.json");
   EXPECT_EQ(report.find("stats")->find("report_trigger")->as_string(), "shutdown");
@@ -102,7 +100,7 @@ TEST(ExitPathsUnhandled, ExceptionsCaughtByRuntimeCodeAreNotUnhandled) {
 
 TEST(ExitPathsUnhandled, TheThrowingFrameIsStillOpenInTheReport) {
   std::string dir = scratch_dir("exit_unhandled_frame");
-  run_process({launcher_path(), "run", "-o", dir + "/r", "--", "dotnet", app_dll("ExitPaths"), "unhandled"});
+  run_process(with_app({launcher_path(), "run", "-o", dir + "/r", "--"}, "ExitPaths", {"unhandled"}));
   JsonValue report = load_report(dir + "/r.json");
   const JsonValue* main = thread_with_root(report, "ExitPaths.Program.Main");
   ASSERT_NE(main, nullptr);
@@ -115,8 +113,7 @@ TEST(ExitPathsUnhandled, TheThrowingFrameIsStillOpenInTheReport) {
 // at <prefix>.json and each descendant at <prefix>.<pid>.json, and the launcher lists them all.
 TEST(ChildProcesses, EachProcessWritesItsOwnReport) {
   std::string dir = scratch_dir("child_processes");
-  ProcessResult r =
-      run_process({launcher_path(), "run", "-o", dir + "/r", "--", "dotnet", app_dll("ExitPaths"), "spawn"});
+  ProcessResult r = run_process(with_app({launcher_path(), "run", "-o", dir + "/r", "--"}, "ExitPaths", {"spawn"}));
   ASSERT_EQ(r.exit_code, 5) << r.err;
   // A descendant says nothing on stderr (its parent may read it): umbra's lines go to its <prefix>.<pid>.log.
   const std::string child_line = "child said 'ending by return' and '' on stderr, and exited with 5\n";

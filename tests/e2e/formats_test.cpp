@@ -29,9 +29,10 @@ class Formats : public ::testing::Test {
     dir_ = new std::string(scratch_dir("formats"));
     for (const char* mode : {"shadow", "sampled"}) {
       // Exact call times, so that short methods such as Fib have times of their own to rank and draw by.
-      ProcessResult r = run_process({launcher_path(), "run", "--mode", mode, "--interval-ms", "1", "--exact-times",
-                                     "--format", "json,text,collapsed,speedscope", "-o", *dir_ + "/" + mode, "--",
-                                     "dotnet", app_dll("KnownCounts")});
+      ProcessResult r =
+          run_process(with_app({launcher_path(), "run", "--mode", mode, "--interval-ms", "1", "--exact-times",
+                                "--format", "json,text,collapsed,speedscope", "-o", *dir_ + "/" + mode, "--"},
+                               "KnownCounts"));
       ASSERT_EQ(r.exit_code, 3) << r.err;
     }
   }

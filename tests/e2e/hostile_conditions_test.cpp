@@ -59,7 +59,7 @@ TEST(HostileConditions, LinksPlantedAtTheReportsTemporaryAndFinalNamesAreNotFoll
   std::string victim = scratch_dir("hostile_links_victim") + "/precious";
   write_file(victim, "precious\n");
   for (const char* name : {"/r.json.tmp", "/r.txt.tmp", "/r.json"}) plant_link(dir + name, victim);
-  ProcessResult r = run_process({"dotnet", app_dll("ExitPaths"), "return"}, profiler_env(dir + "/r"));
+  ProcessResult r = run_process(app_command("ExitPaths", {"return"}), profiler_env(dir + "/r"));
   EXPECT_EQ(r.exit_code, 5) << r.err;
   EXPECT_EQ(read_file(victim), "precious\n");
   EXPECT_FALSE(fs::is_symlink(dir + "/r.json"));
@@ -76,7 +76,7 @@ TEST(HostileConditions, TheFallbackIsANewDirectoryOnlyTheUserCanEnter) {
   std::string tmp = shared_directory("hostile_fallback_tmp");
   auto env = profiler_env("/proc/nonexistent/r");
   env["TMPDIR"] = tmp;
-  ProcessResult r = run_process({"dotnet", app_dll("ExitPaths"), "return"}, env);
+  ProcessResult r = run_process(app_command("ExitPaths", {"return"}), env);
   EXPECT_EQ(r.exit_code, 5) << r.err;
   std::vector<fs::path> private_dirs;
   for (const auto& entry : fs::directory_iterator(tmp)) {
@@ -126,7 +126,7 @@ TEST(HostileConditions, ALinkAtADescendantsLogIsNotFollowed) {
   auto env = profiler_env(dir + "/r");
   env["UMBRA_LAUNCHED_PID"] = "1";  // as if a launcher had started this process: it and its children log to files
   env["UMBRA_LOG_LEVEL"] = "info";
-  ProcessResult r = run_process({"dotnet", app_dll("ExitPaths"), "return"}, env);
+  ProcessResult r = run_process(app_command("ExitPaths", {"return"}), env);
   EXPECT_EQ(r.exit_code, 5) << r.err;
   EXPECT_EQ(read_file(victim), "precious\n");
 }
@@ -138,7 +138,7 @@ TEST(HostileConditions, ForgedNativeCaptureSignalsAreIgnored) {
   env["UMBRA_MODE"] = "sampled";
   env["UMBRA_TEST_NATIVE_LIB"] = native_test_library();
   int forged = 0;
-  ProcessResult r = run_process({"dotnet", app_dll("NativeMix"), "spin"}, env, 120, [&](pid_t pid) {
+  ProcessResult r = run_process(app_command("NativeMix", {"spin"}), env, 120, [&](pid_t pid) {
     // umbra's capture signal is the real-time signal the process catches at SIGRTMIN+3 or above.
     auto caught_realtime_signals = [&] {
       std::vector<int> signals;
@@ -176,8 +176,7 @@ TEST(HostileConditions, AStrayFileNameBesideTheReportsIsNotADescendantsReport) {
   std::string dir = scratch_dir("hostile_stray_name");
   write_file(dir + "/r.99999999999999999999999.json", "{}");
   write_file(dir + "/r.12345678901.json", "{}");
-  ProcessResult r =
-      run_process({launcher_path(), "run", "-o", dir + "/r", "--", "dotnet", app_dll("ExitPaths"), "return"});
+  ProcessResult r = run_process(with_app({launcher_path(), "run", "-o", dir + "/r", "--"}, "ExitPaths", {"return"}));
   EXPECT_EQ(r.exit_code, 5) << r.err;
   EXPECT_NE(r.err.find("umbra: report: " + dir + "/r.json"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("descendant"), std::string::npos) << r.err;
@@ -230,7 +229,7 @@ struct Terminal {
 };
 
 std::vector<std::string> launch_signals_program(const std::string& prefix) {
-  return {launcher_path(), "run", "-o", prefix, "--", "dotnet", app_dll("ExitPaths"), "signals"};
+  return with_app({launcher_path(), "run", "-o", prefix, "--"}, "ExitPaths", {"signals"});
 }
 
 TEST(HostileConditions, CtrlCInATerminalReachesTheProgramOnce) {
@@ -275,8 +274,9 @@ TEST(HostileConditions, ASignalSentToTheLauncherAloneIsForwardedOnce) {
 // A name may hold anything: newlines, terminal escapes, U+2028, HTML. No output may be forged by one.
 TEST(HostileConditions, NamesCannotForgeOutput) {
   std::string dir = scratch_dir("hostile_names");
-  ProcessResult r = run_process({launcher_path(), "run", "-o", dir + "/r", "--format", "json,text,collapsed,html", "--",
-                                 "dotnet", app_dll("ExitPaths"), "hostile-names"});
+  ProcessResult r =
+      run_process(with_app({launcher_path(), "run", "-o", dir + "/r", "--format", "json,text,collapsed,html", "--"},
+                           "ExitPaths", {"hostile-names"}));
   ASSERT_EQ(r.exit_code, 5) << r.err;
   // The JSON keeps the names exactly.
   JsonValue report = load_report(dir + "/r.json");

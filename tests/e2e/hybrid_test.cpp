@@ -17,7 +17,7 @@ class HybridTailCalls : public ::testing::Test {
   static void SetUpTestSuite() {
     std::string dir = scratch_dir("hybrid_tail_calls");
     std::vector<std::string> modes = {"self", "mutual", "throw", "native", "helper", "implicit"};
-    std::vector<std::string> plain_argv = {"dotnet", app_dll("TailCalls")};
+    std::vector<std::string> plain_argv = app_command("TailCalls");
     plain_argv.insert(plain_argv.end(), modes.begin(), modes.end());
     plain_ = new ProcessResult(run_process(plain_argv));
     std::vector<std::string> argv = {launcher_path(), "run", "--verify", "-o", dir + "/r", "--"};
@@ -120,8 +120,8 @@ TEST_F(HybridTailCalls, ImplicitTailCallsAreExactEitherWay) {
 
 TEST(Hybrid, KnownCountsStayExactWhenCheckedAtEveryTick) {
   std::string dir = scratch_dir("hybrid_known_counts");
-  ProcessResult r = run_process({launcher_path(), "run", "--verify", "--interval-ms", "1", "-o", dir + "/r", "--",
-                                 "dotnet", app_dll("KnownCounts")});
+  ProcessResult r = run_process(
+      with_app({launcher_path(), "run", "--verify", "--interval-ms", "1", "-o", dir + "/r", "--"}, "KnownCounts"));
   ASSERT_EQ(r.exit_code, 3) << r.err;
   JsonValue report = load_report(dir + "/r.json");
   const std::string P = "KnownCounts.Program.";
@@ -143,9 +143,10 @@ TEST(Hybrid, KnownCountsStayExactWhenCheckedAtEveryTick) {
 
 TEST(Hybrid, NativeSegmentBetweenCallerAndCallbackInShadowMode) {
   std::string dir = scratch_dir("hybrid_callback");
-  ProcessResult r = run_process({launcher_path(), "run", "--interval-ms", "2", "--reconcile-ms", "20", "-o",
-                                 dir + "/r", "--", "dotnet", app_dll("NativeMix"), "callback"},
-                                {{"UMBRA_TEST_NATIVE_LIB", native_test_library()}});
+  ProcessResult r = run_process(
+      with_app({launcher_path(), "run", "--interval-ms", "2", "--reconcile-ms", "20", "-o", dir + "/r", "--"},
+               "NativeMix", {"callback"}),
+      {{"UMBRA_TEST_NATIVE_LIB", native_test_library()}});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   JsonValue report = load_report(dir + "/r.json");
   uint64_t callback_calls = 0, callback_samples = 0, with_segment = 0;
@@ -174,8 +175,8 @@ TEST(Hybrid, NativeSegmentBetweenCallerAndCallbackInShadowMode) {
 TEST(Hybrid, ReconcilingCanBeTurnedOff) {
   // --reconcile-ms 0: no snapshots (and no stack-snapshot flag on the hooks), the same exact counts.
   std::string dir = scratch_dir("hybrid_off");
-  ProcessResult r = run_process({launcher_path(), "run", "--reconcile-ms", "0", "-o", dir + "/r", "--", "dotnet",
-                                 app_dll("KnownCounts")});
+  ProcessResult r =
+      run_process(with_app({launcher_path(), "run", "--reconcile-ms", "0", "-o", dir + "/r", "--"}, "KnownCounts"));
   ASSERT_EQ(r.exit_code, 3) << r.err;
   JsonValue report = load_report(dir + "/r.json");
   EXPECT_EQ(report.find("stats")->find("reconcile")->find("snapshots")->as_uint(), 0u);

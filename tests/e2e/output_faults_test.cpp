@@ -30,7 +30,7 @@ std::map<std::string, std::string> faulty_env(const std::string& output, const s
 }
 
 ProcessResult run_exit_paths(const std::map<std::string, std::string>& env) {
-  ProcessResult r = run_process({"dotnet", app_dll("ExitPaths"), "return"}, env);
+  ProcessResult r = run_process(app_command("ExitPaths", {"return"}), env);
   EXPECT_EQ(r.exit_code, 5) << r.err;
   EXPECT_EQ(r.out, "ending by return\n");
   return r;

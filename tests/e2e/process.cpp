@@ -25,6 +25,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::map<s
     close(err_pipe[0]);
     close(out_pipe[1]);
     close(err_pipe[1]);
+    unsetenv("UMBRA_TEST_RUNTIME");  // the suite's setting (e2e_env.h), not the program's
     for (const auto& [k, v] : env) {
       if (v == kUnset) unsetenv(k.c_str());
       else setenv(k.c_str(), v.c_str(), 1);

@@ -10,9 +10,8 @@ namespace {
 
 TEST(Sample, OrderServiceProfile) {
   std::string dir = scratch_dir("sample");
-  ProcessResult plain = run_process({"dotnet", app_dll("OrderService")});
-  ProcessResult r =
-      run_process({launcher_path(), "run", "-o", dir + "/r", "--", "dotnet", app_dll("OrderService")});
+  ProcessResult plain = run_process(app_command("OrderService"));
+  ProcessResult r = run_process(with_app({launcher_path(), "run", "-o", dir + "/r", "--"}, "OrderService"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, plain.out);
   JsonValue report = load_report(dir + "/r.json");

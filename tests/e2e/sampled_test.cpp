@@ -18,8 +18,8 @@ struct ProfiledRun {
 
 ProfiledRun profile_native_mix(const std::string& name, const std::vector<std::string>& args, const char* interval_ms = "10") {
   std::string dir = scratch_dir("sampled_" + name);
-  std::vector<std::string> argv = {launcher_path(), "run", "--mode", "sampled", "--interval-ms", interval_ms,
-                                   "-o", dir + "/r", "--", "dotnet", app_dll("NativeMix")};
+  std::vector<std::string> argv = with_app(
+      {launcher_path(), "run", "--mode", "sampled", "--interval-ms", interval_ms, "-o", dir + "/r", "--"}, "NativeMix");
   argv.insert(argv.end(), args.begin(), args.end());
   ProfiledRun run{run_process(argv, {{"UMBRA_TEST_NATIVE_LIB", native_test_library()}}), {}};
   run.report = load_report(dir + "/r.json");
@@ -39,6 +39,7 @@ TEST(Sampled, ReportShapeAndUnchangedProgram) {
   EXPECT_EQ(run.process.exit_code, 0) << run.process.err;
   EXPECT_EQ(run.process.out, "ratio done\n");
   EXPECT_EQ(run.report.find("mode")->as_string(), "sampled");
+  EXPECT_EQ(run.report.find("runtime")->as_string(), expected_runtime_version());
   const JsonValue* sampler = run.report.find("stats")->find("sampler");
   ASSERT_NE(sampler, nullptr);
   EXPECT_GT(sampler->find("ticks")->as_uint(), 50u);
@@ -168,9 +169,9 @@ TEST(Sampled, BlockedThreadsNeverStallTheSamplerAndKeepTheirNativeFrames) {
 
 TEST(Sampled, KnownCountsProgramIsUnchanged) {
   std::string dir = scratch_dir("sampled_known_counts");
-  ProcessResult plain = run_process({"dotnet", app_dll("KnownCounts")});
-  ProcessResult r = run_process({launcher_path(), "run", "--mode", "sampled", "--interval-ms", "1", "-o",
-                                 dir + "/r", "--", "dotnet", app_dll("KnownCounts")});
+  ProcessResult plain = run_process(app_command("KnownCounts"));
+  ProcessResult r = run_process(with_app(
+      {launcher_path(), "run", "--mode", "sampled", "--interval-ms", "1", "-o", dir + "/r", "--"}, "KnownCounts"));
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_EQ(r.out, plain.out);
   EXPECT_EQ(load_report(dir + "/r.json").find("mode")->as_string(), "sampled");

@@ -1,6 +1,7 @@
 // Shadow mode on the real runtime: the KnownCounts program's exact call counts, paths and threads.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <set>
 
 #include "e2e_env.h"
@@ -16,17 +17,20 @@ class ShadowKnownCounts : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     std::string dir = scratch_dir("shadow_known_counts");
-    plain_ = new ProcessResult(run_process({"dotnet", app_dll("KnownCounts")}));
-    profiled_ = new ProcessResult(
-        run_process({launcher_path(), "run", "-o", dir + "/report", "--", "dotnet", app_dll("KnownCounts")}));
+    plain_ = new ProcessResult(run_process(app_command("KnownCounts")));
+    profiled_ =
+        new ProcessResult(run_process(with_app({launcher_path(), "run", "-o", dir + "/report", "--"}, "KnownCounts")));
     report_ = new JsonValue(load_report(dir + "/report.json"));
     text_ = new std::string(profiled_->err);
+    std::ifstream text(dir + "/report.txt");
+    text_report_ = new std::string(std::istreambuf_iterator<char>(text), {});
   }
   static void TearDownTestSuite() {
     delete plain_;
     delete profiled_;
     delete report_;
     delete text_;
+    delete text_report_;
   }
   static const JsonValue& main_thread() {
     const JsonValue* t = thread_with_root(*report_, P + "Main");
@@ -42,11 +46,13 @@ class ShadowKnownCounts : public ::testing::Test {
   static ProcessResult* profiled_;
   static JsonValue* report_;
   static std::string* text_;
+  static std::string* text_report_;
 };
 ProcessResult* ShadowKnownCounts::plain_;
 ProcessResult* ShadowKnownCounts::profiled_;
 JsonValue* ShadowKnownCounts::report_;
 std::string* ShadowKnownCounts::text_;
+std::string* ShadowKnownCounts::text_report_;
 
 TEST_F(ShadowKnownCounts, ProgramOutputAndExitCodeAreUnchanged) {
   EXPECT_EQ(plain_->exit_code, 3);
@@ -59,7 +65,10 @@ TEST_F(ShadowKnownCounts, ReportHeader) {
   EXPECT_EQ(report_->find("schema")->as_string(), "umbra-report/1");
   EXPECT_EQ(report_->find("mode")->as_string(), "shadow");
   EXPECT_GT(report_->find("pid")->as_int(), 0);
-  EXPECT_EQ(report_->find("runtime")->as_string().substr(0, 3), "10.");
+  // The runtime's own version, also for a self-contained program (whose runtime sits in the program's directory).
+  EXPECT_EQ(report_->find("runtime")->as_string(), expected_runtime_version());
+  EXPECT_NE(text_report_->find("(runtime " + expected_runtime_version() + "),"), std::string::npos)
+      << text_report_->substr(0, 200);
   EXPECT_GT(report_->find("duration_ns")->as_uint(), 0u);
   EXPECT_EQ(report_->find("stats")->find("report_trigger")->as_string(), "shutdown");
   EXPECT_EQ(report_->find("stats")->find("hook_family")->as_string(), expected_hook_family());

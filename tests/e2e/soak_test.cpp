@@ -40,9 +40,10 @@ TEST(Soak, MemoryStaysFlatAtOneKilohertzInBothModes) {
     std::string dir = scratch_dir(std::string("soak_") + modes[i]);
     report_paths[i] = dir + "/r.json";
     runs.emplace_back([&, i, dir] {
-      results[i] = run_process({launcher_path(), "run", "--mode", modes[i], "--interval-ms", "1", "-o", dir + "/r",
-                                "--", "dotnet", app_dll("Workloads"), "soak", std::to_string(seconds)},
-                               {}, seconds + 300);
+      results[i] = run_process(
+          with_app({launcher_path(), "run", "--mode", modes[i], "--interval-ms", "1", "-o", dir + "/r", "--"},
+                   "Workloads", {"soak", std::to_string(seconds)}),
+          {}, seconds + 300);
     });
   }
   for (auto& t : runs) t.join();

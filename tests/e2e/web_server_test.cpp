@@ -32,7 +32,7 @@ struct LoadResult {
 // Starts the server (under umbra when `mode` is set), waits for its address, loads it, and lets it shut down.
 LoadResult serve_under_load(const std::string& dir, const std::string& mode) {
   std::string port_file = dir + "/address";
-  std::vector<std::string> argv = {"dotnet", app_dll("WebApi"), port_file};
+  std::vector<std::string> argv = app_command("WebApi", {port_file});
   if (!mode.empty())
     argv.insert(argv.begin(), {launcher_path(), "run", "--mode", mode, "-o", dir + "/r", "--"});
   LoadResult load;
@@ -44,8 +44,8 @@ LoadResult serve_under_load(const std::string& dir, const std::string& mode) {
     if (address.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   if (!address.empty()) {
-    load.client = run_process({"dotnet", app_dll("LoadClient"), address, std::to_string(kLoadSeconds),
-                               std::to_string(kConnections)});
+    load.client =
+        run_process(app_command("LoadClient", {address, std::to_string(kLoadSeconds), std::to_string(kConnections)}));
   }
   server.join();
   EXPECT_FALSE(address.empty()) << "the server never said where it listens: " << load.server.err;

@@ -20,8 +20,8 @@ struct Profiled {
 
 Profiled profile(const std::string& mode, const std::vector<std::string>& workload) {
   std::string dir = scratch_dir("workloads_" + mode + "_" + workload[0]);
-  std::vector<std::string> argv = {launcher_path(), "run", "--mode", mode, "--interval-ms", "1",
-                                   "-o", dir + "/r", "--", "dotnet", app_dll("Workloads")};
+  std::vector<std::string> argv =
+      with_app({launcher_path(), "run", "--mode", mode, "--interval-ms", "1", "-o", dir + "/r", "--"}, "Workloads");
   argv.insert(argv.end(), workload.begin(), workload.end());
   Profiled run;
   run.result = run_process(argv);
