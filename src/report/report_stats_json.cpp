@@ -59,7 +59,9 @@ bool from_json(const JsonValue& v, NamedCounts& out) {
 template <typename Group>
 bool from_json(const JsonValue& v, Group& group) {
   if (!v.is_object()) return false;
-  for (const auto& [key, value] : v.as_object()) {
+  for (const auto& member : v.as_object()) {
+    const auto& key = member.first;  // a named reference, not a binding: lambdas may capture it
+    const auto& value = member.second;
     bool read = false;
     Group::for_each_field(group, [&](const char* name, auto& field) {
       if (read || key != name) return;
