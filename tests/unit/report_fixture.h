@@ -1,6 +1,8 @@
 // A small known report shared by the writer tests.
 #pragma once
 
+#include <string>
+
 #include "report/report.h"
 #include "report/report_stats.h"
 
@@ -67,6 +69,10 @@ inline ReportStats every_stat() {
 
 // A sampled report of one thread whose stack is a chain `depth` deep, one self sample on every level. Built without
 // recursion; destroying it recurses once per level (run_on_large_stack).
+// A chain deeper than the writers' 1,024-frame bound, and the frame that stands for the levels cut off.
+constexpr int kDeepChain = 8000;
+inline const std::string kDeeperMarker = "[deeper frames not shown]";
+
 inline Report deep_chain(int depth) {
   ReportNode chain;
   chain.name = "F";

@@ -4,6 +4,7 @@
 
 #include "shadow_limits.h"
 
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,10 @@ std::vector<clr::FunctionID> path_of(const CallNode* node) {
   std::vector<clr::FunctionID> path;
   for (; node && node->parent; node = node->parent) path.insert(path.begin(), node->function);
   return path;
+}
+
+void enter_all(ThreadShadow& s, std::initializer_list<clr::FunctionID> path) {
+  for (clr::FunctionID f : path) s.enter(f, 0);
 }
 
 const CallNode* child(const CallNode& parent, clr::FunctionID f) {
@@ -68,8 +73,7 @@ TEST(ThreadShadow, RecursionMakesOneNodePerDepth) {
 
 TEST(ThreadShadow, TailcallPopsTheCallerAndMarksTheCallee) {
   ThreadShadow s(small_limits());
-  s.enter(A, 0);
-  s.enter(B, 0);
+  enter_all(s, {A, B});
   s.tailcall(B, 0);  // B tail-calls C: B's frame is replaced
   s.enter(C, 0);
   EXPECT_EQ(path_of(s.current_node()), (std::vector<clr::FunctionID>{A, C}));
@@ -85,8 +89,7 @@ TEST(ThreadShadow, TailcallPopsTheCallerAndMarksTheCallee) {
 
 TEST(ThreadShadow, TailEntryMarkIsClearedByALeave) {
   ThreadShadow s(small_limits());
-  s.enter(A, 0);
-  s.enter(B, 0);
+  enter_all(s, {A, B});
   s.tailcall(B, 0);  // the callee has no hooks: the next event is A's leave
   s.leave(A, 0);
   s.enter(C, 0);
@@ -115,9 +118,7 @@ TEST(ThreadShadow, OverflowIsCountedAndTheStackRecovers) {
 
 TEST(ThreadShadow, UnwindPopsTheNamedFrame) {
   ThreadShadow s(small_limits());
-  s.enter(A, 0);
-  s.enter(B, 0);
-  s.enter(C, 0);
+  enter_all(s, {A, B, C});
   s.exception_thrown();
   s.catcher_found();
   EXPECT_FALSE(s.unwind_enter(C));
@@ -134,8 +135,7 @@ TEST(ThreadShadow, UnwindPopsTheNamedFrame) {
 
 TEST(ThreadShadow, AnUnwindWithoutACatcherPastTheBottomFrameIsReportedOnce) {
   ThreadShadow s(small_limits());
-  s.enter(A, 0);
-  s.enter(B, 0);
+  enter_all(s, {A, B});
   s.exception_thrown();
   s.search_enter(B);
   s.search_enter(A);  // the thread's bottom frame: nothing below can catch
@@ -147,9 +147,7 @@ TEST(ThreadShadow, AnUnwindWithoutACatcherPastTheBottomFrameIsReportedOnce) {
 TEST(ThreadShadow, ASearchThatStopsShortOfTheBottomIsCaughtByTheRuntime) {
   // e.g. a type initializer that throws: runtime code above the bottom frame catches it.
   ThreadShadow s(small_limits());
-  s.enter(A, 0);
-  s.enter(B, 0);
-  s.enter(C, 0);
+  enter_all(s, {A, B, C});
   s.exception_thrown();
   s.search_enter(C);
   EXPECT_FALSE(s.unwind_enter(C));
@@ -160,14 +158,11 @@ TEST(ThreadShadow, ASearchThatStopsShortOfTheBottomIsCaughtByTheRuntime) {
 TEST(ThreadShadow, NestedUnwindsEachPopTheirOwnFrame) {
   // A throws out of C; C's finally calls D, which calls E; E throws and D catches; then C's unwind completes.
   ThreadShadow s(small_limits());
-  s.enter(A, 0);
-  s.enter(B, 0);
-  s.enter(C, 0);
+  enter_all(s, {A, B, C});
   s.exception_thrown();
   s.catcher_found();
   EXPECT_FALSE(s.unwind_enter(C));  // outer unwind of C begins; its finally runs
-  s.enter(D, 0);
-  s.enter(0xE, 0);
+  enter_all(s, {D, 0xE});
   s.exception_thrown();
   s.unwind_leave(0);                 // the stray leave that follows a managed throw
   s.catcher_found();
@@ -184,8 +179,7 @@ TEST(ThreadShadow, NestedUnwindsEachPopTheirOwnFrame) {
 
 TEST(ThreadShadow, DuplicateUnwindLeaveDoesNotPopTheCaller) {
   ThreadShadow s(small_limits());
-  s.enter(A, 0);
-  s.enter(B, 0);
+  enter_all(s, {A, B});
   s.unwind_enter(B);
   s.unwind_leave(0);
   s.unwind_leave(0);  // a duplicate, with no unwind enter before it
@@ -196,9 +190,7 @@ TEST(ThreadShadow, AnUnwindThatNativeCodeCutShortIsForgotten) {
   // A type initializer C throws: its unwind enter comes, then runtime code catches and a new exception unwinds
   // from B, below it. C's unwind never gets a leave and must not consume a later one.
   ThreadShadow s(small_limits());
-  s.enter(A, 0);
-  s.enter(B, 0);
-  s.enter(C, 0);
+  enter_all(s, {A, B, C});
   s.exception_thrown();
   s.unwind_enter(C);
   s.exception_thrown();  // thrown by the runtime: no stray leave
@@ -218,8 +210,7 @@ TEST(ThreadShadow, AnUnwindThatNativeCodeCutShortIsForgotten) {
 
 TEST(ThreadShadow, DotNet8EndsAnUnhandledSearchWithNoUnwind) {
   ThreadShadow s(small_limits());
-  s.enter(A, 0);
-  s.enter(B, 0);
+  enter_all(s, {A, B});
   s.exception_thrown();
   s.search_enter(B);
   EXPECT_FALSE(s.search_leave());
@@ -237,9 +228,7 @@ TEST(ThreadShadow, AnExceptionSwallowedInsideAFilterLeavesTheFiltersMethodOnTheS
   // .NET 8: B's filter (a funclet of B, run on top of the stack) calls D, which throws; the runtime swallows it,
   // unwinding D and "B" (the funclet). The outer exception then unwinds C and B and A catches.
   ThreadShadow s(small_limits());
-  s.enter(A, 0);
-  s.enter(B, 0);
-  s.enter(C, 0);
+  enter_all(s, {A, B, C});
   s.exception_thrown();
   s.search_enter(C);
   s.search_enter(B);
@@ -272,11 +261,7 @@ TEST(ThreadShadow, DotNet9SecondPassRunsAboveTheFramesItUnwinds) {
   // second pass in managed code above the frames, calling N, from inside which each unwind is reported.
   constexpr clr::FunctionID X = 0x10, Y = 0x11, N = 0x12;
   ThreadShadow s(small_limits());
-  s.enter(A, 0);
-  s.enter(B, 0);
-  s.enter(C, 0);
-  s.enter(X, 0);
-  s.enter(Y, 0);
+  enter_all(s, {A, B, C, X, Y});
   s.exception_thrown();
   s.search_enter(C);
   s.search_enter(B);
@@ -334,9 +319,7 @@ TEST(ThreadShadow, CatcherPopsFramesThatNeverReturn) {
 
 TEST(ThreadShadow, LeaveOfADeeperFramePopsStaleFramesAbove) {
   ThreadShadow s(small_limits());
-  s.enter(A, 0);
-  s.enter(B, 0);
-  s.enter(C, 0);
+  enter_all(s, {A, B, C});
   s.leave(B, 0);  // C's leave never came
   EXPECT_EQ(path_of(s.current_node()), (std::vector<clr::FunctionID>{A}));
   EXPECT_EQ(s.drops(DropReason::kStaleFramePopped), 1u);
