@@ -2,6 +2,9 @@
 
 #include <cinttypes>
 #include <cstdio>
+#include <string>
+#include <unordered_map>
+#include <vector>
 
 #include "report/report_stats_json.h"
 
@@ -19,36 +22,83 @@ void append_optional(std::string& out, const std::optional<uint64_t>& v) {
   else out += "null";
 }
 
-void append_node(std::string& out, const ReportNode& node) {
-  out += "{\"name\":";
-  append_json_string(out, node.name);
-  out += ",\"kind\":";
-  append_json_string(out, node.kind);
-  out += ",\"module\":";
-  append_json_string(out, node.module);
-  out += ",\"calls\":";
-  append_optional(out, node.calls);
-  out += ",\"samples\":";
-  append_uint(out, node.samples);
-  out += ",\"self_samples\":";
-  append_uint(out, node.self_samples);
-  out += ",\"total_ns\":";
-  append_optional(out, node.total_ns);
-  out += ",\"self_ns\":";
-  append_optional(out, node.self_ns);
-  out += ",\"tail_entries\":";
-  append_uint(out, node.tail_entries);
-  out += ",\"children\":[";
-  for (size_t i = 0; i < node.children.size(); ++i) {
-    if (i) out += ',';
-    append_node(out, node.children[i]);
+// Each distinct (name, module, kind) once; nodes refer to it by index.
+class FrameTable {
+ public:
+  uint64_t index_of(const ReportNode& node) {
+    key_.assign(node.name).append(1, '\0').append(node.module).append(1, '\0').append(node.kind);
+    auto [it, added] = index_.try_emplace(key_, frames_.size());
+    if (added) frames_.push_back(&node);
+    return it->second;
   }
-  out += "]}";
+  void append_to(std::string& out) const {
+    out += "[";
+    for (size_t i = 0; i < frames_.size(); ++i) {
+      out += i ? ",\n[" : "\n[";
+      append_json_string(out, frames_[i]->name);
+      out += ',';
+      append_json_string(out, frames_[i]->module);
+      out += ',';
+      append_json_string(out, frames_[i]->kind);
+      out += ']';
+    }
+    out += "]";
+  }
+
+ private:
+  std::string key_;
+  std::unordered_map<std::string, uint64_t> index_;
+  std::vector<const ReportNode*> frames_;  // the first node seen with each frame
+};
+
+// A node and its subtree in pre-order, kNodeFields numbers per node. Deep trees: callers run on a large stack.
+void append_nodes(std::string& out, const ReportNode& node, FrameTable& frames, bool& first) {
+  if (!first) out += ',';
+  first = false;
+  append_uint(out, frames.index_of(node));
+  out += ',';
+  append_uint(out, node.children.size());
+  out += ',';
+  append_optional(out, node.calls);
+  out += ',';
+  append_uint(out, node.samples);
+  out += ',';
+  append_uint(out, node.self_samples);
+  out += ',';
+  append_optional(out, node.total_ns);
+  out += ',';
+  append_optional(out, node.self_ns);
+  out += ',';
+  append_uint(out, node.tail_entries);
+  for (const ReportNode& child : node.children) append_nodes(out, child, frames, first);
 }
 
 }  // namespace
 
 std::string report_to_json(const Report& report) {
+  FrameTable frames;
+  std::string threads;
+  for (size_t t = 0; t < report.threads.size(); ++t) {
+    const ReportThread& thread = report.threads[t];
+    if (t) threads += ',';
+    threads += "\n{\"os_tid\":";
+    append_uint(threads, thread.os_tid);
+    threads += ",\"managed_id\":";
+    append_optional(threads, thread.managed_id);
+    threads += ",\"name\":";
+    if (thread.name) append_json_string(threads, *thread.name);
+    else threads += "null";
+    threads += ",\"exited\":";
+    threads += thread.exited ? "true" : "false";
+    threads += ",\"managed_samples\":";
+    append_optional(threads, thread.managed_samples);
+    threads += ",\"native_samples\":";
+    append_optional(threads, thread.native_samples);
+    threads += ",\"nodes\":[";
+    bool first = true;
+    for (const ReportNode& root : thread.roots) append_nodes(threads, root, frames, first);
+    threads += "]}";
+  }
   std::string out;
   out += "{\"schema\":";
   append_json_string(out, kReportSchema);
@@ -60,30 +110,15 @@ std::string report_to_json(const Report& report) {
   append_json_string(out, report.runtime);
   out += ",\"duration_ns\":";
   append_uint(out, report.duration_ns);
-  out += ",\"threads\":[";
-  for (size_t t = 0; t < report.threads.size(); ++t) {
-    const ReportThread& thread = report.threads[t];
-    if (t) out += ',';
-    out += "\n{\"os_tid\":";
-    append_uint(out, thread.os_tid);
-    out += ",\"managed_id\":";
-    append_optional(out, thread.managed_id);
-    out += ",\"name\":";
-    if (thread.name) append_json_string(out, *thread.name);
-    else out += "null";
-    out += ",\"exited\":";
-    out += thread.exited ? "true" : "false";
-    out += ",\"managed_samples\":";
-    append_optional(out, thread.managed_samples);
-    out += ",\"native_samples\":";
-    append_optional(out, thread.native_samples);
-    out += ",\"roots\":[";
-    for (size_t i = 0; i < thread.roots.size(); ++i) {
-      if (i) out += ',';
-      append_node(out, thread.roots[i]);
-    }
-    out += "]}";
+  out += ",\n\"node_fields\":[";
+  for (size_t i = 0; i < kNodeFields.size(); ++i) {
+    if (i) out += ',';
+    append_json_string(out, kNodeFields[i]);
   }
+  out += "],\n\"frames\":";
+  frames.append_to(out);
+  out += ",\n\"threads\":[";
+  out += threads;
   out += "],\n\"stats\":";
   out += stats_to_json(report.stats).dump();
   out += "}\n";

@@ -1,4 +1,5 @@
-// Writes a Report as JSON (schema umbra-report/1). Every node is written; nothing is folded.
+// Writes a Report as JSON (schema umbra-report/2: each method named once in "frames", nodes as numbers). Every node
+// is written; nothing is folded.
 #pragma once
 
 #include <string>

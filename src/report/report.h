@@ -1,8 +1,9 @@
-// The report as written to <prefix>.json (schema umbra-report/1) and <prefix>.txt.
+// The report as written to <prefix>.json (schema umbra-report/2) and <prefix>.txt.
 // Field meanings follow the JSON: calls/total_ns/self_ns are exact where measured (shadow mode), absent otherwise;
 // samples/self_samples come from sampling.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -12,7 +13,14 @@
 
 namespace umbra {
 
-inline constexpr const char* kReportSchema = "umbra-report/1";
+inline constexpr const char* kReportSchema = "umbra-report/2";
+// The first schema, with each node an object that names its method: still read.
+inline constexpr const char* kReportSchemaV1 = "umbra-report/1";
+// In /2 each node is these numbers, in this order, in its thread's "nodes" (pre-order): "frame" indexes "frames",
+// "children" counts the nodes that follow as its direct children; calls, total_ns and self_ns are null where not
+// measured.
+inline constexpr std::array<const char*, 8> kNodeFields = {"frame",        "children", "calls",   "samples",
+                                                           "self_samples", "total_ns", "self_ns", "tail_entries"};
 
 struct ReportNode {
   std::string name;

@@ -1,5 +1,7 @@
 #include "report/report_reader.h"
 
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "report/json_parser.h"
@@ -135,14 +137,105 @@ ReportNode tree_from(const JsonValue& v, const std::string& thread, size_t root)
   return tree;
 }
 
+struct Frame {
+  std::string name, module, kind;
+};
+
+std::vector<Frame> frames_from(const JsonValue& doc) {
+  std::vector<Frame> frames;
+  const auto& entries = array_of(doc, "frames", std::string("document"));
+  frames.reserve(entries.size());
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const JsonValue& e = entries[i];
+    if (!e.is_array() || e.as_array().size() != 3 || !e.as_array()[0].is_string() || !e.as_array()[1].is_string() ||
+        !e.as_array()[2].is_string())
+      fail("frames[" + std::to_string(i) + "]", "not [name, module, kind]");
+    frames.push_back({e.as_array()[0].as_string(), e.as_array()[1].as_string(), e.as_array()[2].as_string()});
+  }
+  return frames;
+}
+
+void check_node_fields(const JsonValue& doc) {
+  const auto& fields = array_of(doc, "node_fields", std::string("document"));
+  bool same = fields.size() == kNodeFields.size();
+  for (size_t i = 0; same && i < fields.size(); ++i)
+    same = fields[i].is_string() && fields[i].as_string() == kNodeFields[i];
+  if (!same) fail("node_fields", "not the fields this umbra reads (frame, children, calls, samples, ...)");
+}
+
+// A thread's nodes, kNodeFields.size() numbers each in pre-order, back into trees. Iterative: a deep tree takes
+// no call stack here.
+std::vector<ReportNode> trees_from(const JsonValue::Array& values, const std::vector<Frame>& frames,
+                                   const std::string& thread) {
+  constexpr size_t kWidth = kNodeFields.size();
+  if (values.size() % kWidth != 0) fail(thread, "nodes", "not " + std::to_string(kWidth) + " numbers per node");
+  const size_t count = values.size() / kWidth;
+  struct Open {
+    ReportNode* node;
+    uint64_t children_left;
+  };
+  std::vector<Open> open;
+  std::vector<ReportNode> roots;
+  for (size_t i = 0; i < count; ++i) {
+    const std::string where = thread + ".nodes[" + std::to_string(i) + "]";
+    auto number = [&](size_t field) -> std::optional<uint64_t> {
+      const JsonValue& v = values[i * kWidth + field];
+      if (v.is_null()) return std::nullopt;
+      std::optional<uint64_t> n = v.as_exact_uint();
+      if (!n) fail(where, kNodeFields[field], "not a whole number from 0 to 18446744073709551615");
+      return n;
+    };
+    auto required = [&](size_t field) {
+      std::optional<uint64_t> n = number(field);
+      if (!n) fail(where, kNodeFields[field], "null");
+      return *n;
+    };
+    uint64_t frame = required(0), children = required(1);
+    if (frame >= frames.size()) fail(where, "frame", "no such frame");
+    if (children > count - i - 1) fail(where, "children", "more than the nodes that follow");
+    ReportNode* node;
+    if (open.empty()) {
+      node = &roots.emplace_back();
+    } else {
+      node = &open.back().node->children.emplace_back();  // reserved: earlier siblings do not move
+      --open.back().children_left;
+    }
+    node->name = frames[frame].name;
+    node->module = frames[frame].module;
+    node->kind = frames[frame].kind;
+    node->calls = number(2);
+    node->samples = number(3).value_or(0);
+    node->self_samples = number(4).value_or(0);
+    node->total_ns = number(5);
+    node->self_ns = number(6);
+    node->tail_entries = number(7).value_or(0);
+    if (children > 0) {
+      if (open.size() + 1 >= kMaxReportDepth)
+        fail(where, "call tree deeper than " + std::to_string(kMaxReportDepth) + " levels");
+      node->children.reserve(children);
+      open.push_back({node, children});
+    }
+    while (!open.empty() && open.back().children_left == 0) open.pop_back();
+  }
+  if (!open.empty()) fail(thread, "nodes", "end inside a node's children");
+  return roots;
+}
+
 }  // namespace
 
 Report report_from_json(const JsonValue& doc) {
   if (!doc.is_object()) fail("document", "not a JSON object");
   const JsonValue* schema = doc.find("schema");
-  if (schema == nullptr || !schema->is_string() || schema->as_string() != kReportSchema)
-    fail("schema", std::string("not \"") + kReportSchema + "\" (is this an umbra report?)");
+  bool current = schema && schema->is_string() && schema->as_string() == kReportSchema;
+  if (!current && !(schema && schema->is_string() && schema->as_string() == kReportSchemaV1))
+    fail("schema", std::string("not \"") + kReportSchema + "\" or \"" + kReportSchemaV1 +
+                       "\" (is this an umbra report?)");
   const std::string document = "document";
+  std::vector<Frame> frames;
+  if (current) {
+    check_node_fields(doc);
+    frames = frames_from(doc);
+  }
   Report r;
   r.mode = string_of(doc, "mode", document);
   if (const JsonValue* pid = doc.find("pid"); pid && pid->is_number()) r.pid = pid->as_int();
@@ -160,8 +253,12 @@ Report report_from_json(const JsonValue& doc) {
     if (const JsonValue* exited = v.find("exited"); exited && exited->is_bool()) thread.exited = exited->as_bool();
     thread.managed_samples = optional_count(v, "managed_samples", where);
     thread.native_samples = optional_count(v, "native_samples", where);
-    const auto& roots = array_of(v, "roots", where);
-    for (size_t i = 0; i < roots.size(); ++i) thread.roots.push_back(tree_from(roots[i], where, i));
+    if (current) {
+      thread.roots = trees_from(array_of(v, "nodes", where), frames, where);
+    } else {
+      const auto& roots = array_of(v, "roots", where);
+      for (size_t i = 0; i < roots.size(); ++i) thread.roots.push_back(tree_from(roots[i], where, i));
+    }
     r.threads.push_back(std::move(thread));
   }
   if (const JsonValue* stats = doc.find("stats"); stats && stats->is_object()) {
@@ -173,8 +270,9 @@ Report report_from_json(const JsonValue& doc) {
 }
 
 Report load_report_from_text(std::string_view text) {
-  // Open containers above a node at kMaxReportDepth: the document, "threads", a thread and its "roots", then an
-  // object and a "children" array per level; one more level lets the reader say the tree is too deep.
+  // Open containers above a /1 node at kMaxReportDepth: the document, "threads", a thread and its "roots", then an
+  // object and a "children" array per level; one more level lets the reader say the tree is too deep. (/2 nests
+  // four deep at most.)
   return report_from_json(parse_json(text, 4 + 2 * (kMaxReportDepth + 1)));
 }
 

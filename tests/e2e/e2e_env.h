@@ -31,4 +31,7 @@ std::map<std::string, std::string> profiler_env(const std::string& output);
 // A fresh directory for one test's reports (one per runtime and hook family, so that runs of a suite can overlap).
 std::string scratch_dir(const std::string& test_name);
 
+// A whole file as bytes; empty if it cannot be read.
+std::string read_file(const std::string& path);
+
 }  // namespace umbra::testing

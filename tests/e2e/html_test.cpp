@@ -44,11 +44,6 @@ std::map<std::string, std::string> render(const std::string& dir, const std::str
   return data;
 }
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
 TEST(Html, FlameGraphSearchAndScreenshotInABrowser) {
   std::string dir = scratch_dir("html");
   // Exact call times: Fib's frames (microseconds in all) are wide enough to draw only when timed per call.

@@ -107,6 +107,13 @@ TEST(RealPrograms, DotnetBuildInBothModes) {
     EXPECT_GE(msbuild.methods, shadow ? 5000u : 500u);
     EXPECT_GE(compiler.methods, shadow ? 5000u : 300u);
     EXPECT_GE(compiler.compile_share, 0.5) << "the compiler's main thread is mostly compiling";
+    // The saved report holds everything the text report says: converted back, it says the same.
+    std::string converted = dir + "/" + mode + "/converted";
+    ProcessResult report =
+        run_process({launcher_path(), "report", dir + "/" + mode + "/r.json", "--format", "text", "-o", converted});
+    ASSERT_EQ(report.exit_code, 0) << report.err;
+    EXPECT_TRUE(read_file(converted + ".txt") == read_file(dir + "/" + mode + "/r.txt"))
+        << "the text report from " << dir << "/" << mode << "/r.json differs from the one the profiler wrote";
     std::printf("[ %s ] msbuild: %zu threads, %zu methods, %.1f MB; compiler: %zu threads, %zu methods, %.1f MB, "
                 "%.0f%% of its main thread in CompileAndEmit\n",
                 mode, msbuild.threads, msbuild.methods, double(msbuild.bytes) / 1e6, compiler.threads,

@@ -3,17 +3,71 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <string_view>
+#include <vector>
 
 #include "report/json_parser.h"
 
 namespace umbra::testing {
+
+namespace {
+
+JsonValue* member(JsonValue& object, std::string_view key) {
+  for (auto& [k, v] : object.as_object())
+    if (k == key) return &v;
+  return nullptr;
+}
+
+// umbra-report/2 names each method once, in "frames", and writes a thread's nodes as numbers in pre-order. The
+// tests ask their questions of nodes as objects (name, module, kind, the fields by name, children): this reads the
+// numbers as the schema says, independently of umbra's own reader. Iterative: deep trees take no stack.
+JsonValue::Array nodes_as_objects(const JsonValue::Array& values, const JsonValue& doc) {
+  const auto& frames = doc.find("frames")->as_array();
+  const auto& fields = doc.find("node_fields")->as_array();
+  const size_t width = fields.size();
+  if (width < 2 || values.size() % width != 0) throw std::runtime_error("nodes do not fit node_fields");
+  struct Open {
+    JsonValue node;
+    uint64_t children_left;
+  };
+  std::vector<Open> open;
+  JsonValue::Array roots;
+  auto close_finished = [&] {
+    while (!open.empty() && open.back().children_left == 0) {
+      JsonValue done = std::move(open.back().node);
+      open.pop_back();
+      if (open.empty()) roots.push_back(std::move(done));
+      else member(open.back().node, "children")->push(std::move(done));
+    }
+  };
+  for (size_t i = 0; i < values.size(); i += width) {
+    const JsonValue::Array& frame = frames.at(values[i].as_uint()).as_array();
+    JsonValue node = JsonValue::object();
+    node.set("name", frame.at(0));
+    node.set("module", frame.at(1));
+    node.set("kind", frame.at(2));
+    for (size_t f = 2; f < width; ++f) node.set(fields[f].as_string(), values[i + f]);
+    node.set("children", JsonValue::array());
+    if (!open.empty()) --open.back().children_left;
+    open.push_back({std::move(node), values[i + 1].as_uint()});
+    close_finished();
+  }
+  if (!open.empty()) throw std::runtime_error("nodes end inside a node's children");
+  return roots;
+}
+
+}  // namespace
 
 JsonValue load_report(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw std::runtime_error("cannot open " + path);
   std::stringstream buffer;
   buffer << in.rdbuf();
-  return parse_json(buffer.str());
+  JsonValue doc = parse_json(buffer.str());
+  if (doc.find("schema")->as_string() != "umbra-report/2") return doc;
+  for (JsonValue& thread : member(doc, "threads")->as_array())
+    thread.set("roots", nodes_as_objects(thread.find("nodes")->as_array(), doc));
+  return doc;
 }
 
 const JsonValue::Array& threads_of(const JsonValue& report) { return report.find("threads")->as_array(); }

@@ -10,7 +10,7 @@ namespace {
 
 TEST(JsonWriter, WritesTheSchemaFieldsExactly) {
   JsonValue doc = parse_json(report_to_json(testing::known_report()));
-  EXPECT_EQ(doc.find("schema")->as_string(), "umbra-report/1");
+  EXPECT_EQ(doc.find("schema")->as_string(), "umbra-report/2");
   EXPECT_EQ(doc.find("mode")->as_string(), "shadow");
   EXPECT_EQ(doc.find("pid")->as_int(), 42);
   EXPECT_EQ(doc.find("runtime")->as_string(), "10.0.0");
@@ -22,27 +22,40 @@ TEST(JsonWriter, WritesTheSchemaFieldsExactly) {
   EXPECT_EQ(threads[0].find("name")->as_string(), "Main \"thread\"");
   EXPECT_TRUE(threads[1].find("managed_id")->is_null());
   EXPECT_TRUE(threads[1].find("name")->is_null());
-  const JsonValue& main = threads[0].find("roots")->as_array()[0];
-  for (const char* field : {"name", "kind", "module", "calls", "samples", "self_samples", "total_ns", "self_ns",
-                            "children"})
-    EXPECT_NE(main.find(field), nullptr) << field;
-  EXPECT_EQ(main.find("kind")->as_string(), "managed");
-  EXPECT_EQ(main.find("calls")->as_uint(), 1u);
-  const JsonValue& hot = main.find("children")->as_array()[0];
-  EXPECT_EQ(hot.find("name")->as_string(), "App.Program.Hot");
-  EXPECT_EQ(hot.find("calls")->as_uint(), 10u);
-  EXPECT_EQ(hot.find("total_ns")->as_uint(), 899'000'000u);
+  // Each method once; nodes are numbers in pre-order: frame, children, calls, samples, self_samples, total_ns,
+  // self_ns, tail_entries.
+  EXPECT_EQ(doc.find("node_fields")->dump(),
+            R"(["frame","children","calls","samples","self_samples","total_ns","self_ns","tail_entries"])");
+  EXPECT_EQ(doc.find("frames")->dump(), R"([["App.Program.Main","App.dll","managed"],)"
+                                        R"(["App.Program.Hot","App.dll","managed"],)"
+                                        R"(["App.Program.Tiny","App.dll","managed"],)"
+                                        R"(["App.Worker.Run","App.dll","managed"]])");
+  EXPECT_EQ(threads[0].find("nodes")->dump(),
+            "[0,2,1,0,0,1000000000,100000000,0,1,0,10,0,0,899000000,899000000,0,2,0,3,0,0,1000000,1000000,0]");
+  EXPECT_EQ(threads[1].find("nodes")->dump(), "[3,0,1,0,0,5000000,5000000,0]");
   EXPECT_EQ(doc.find("stats")->find("drops")->find("stack_overflow")->as_uint(), 2u);
 }
 
 TEST(JsonWriter, UnmeasuredCountersAreNull) {
   Report r = testing::known_report();
-  r.threads[0].roots[0].calls.reset();
-  r.threads[0].roots[0].total_ns.reset();
+  r.threads[1].roots[0].calls.reset();
+  r.threads[1].roots[0].total_ns.reset();
+  r.threads[1].roots[0].self_ns.reset();
   JsonValue doc = parse_json(report_to_json(r));
-  const JsonValue& main = doc.find("threads")->as_array()[0].find("roots")->as_array()[0];
-  EXPECT_TRUE(main.find("calls")->is_null());
-  EXPECT_TRUE(main.find("total_ns")->is_null());
+  EXPECT_EQ(doc.find("threads")->as_array()[1].find("nodes")->dump(), "[3,0,null,0,0,null,null,0]");
+}
+
+TEST(JsonWriter, AFrameIsItsNameModuleAndKindTogether) {
+  Report r = testing::known_report();
+  r.threads[1].roots[0].name = "App.Program.Hot";  // same name and module as a frame of thread 0...
+  r.threads[1].roots[0].kind = "native";           // ...but another kind: a frame of its own
+  JsonValue doc = parse_json(report_to_json(r));
+  EXPECT_EQ(doc.find("frames")->as_array().size(), 4u);
+  EXPECT_EQ(doc.find("frames")->as_array()[3].dump(), R"(["App.Program.Hot","App.dll","native"])");
+  r.threads[1].roots[0].kind = "managed";
+  doc = parse_json(report_to_json(r));
+  EXPECT_EQ(doc.find("frames")->as_array().size(), 3u);
+  EXPECT_EQ(doc.find("threads")->as_array()[1].find("nodes")->as_array()[0].as_uint(), 1u);
 }
 
 }  // namespace

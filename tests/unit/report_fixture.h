@@ -67,12 +67,12 @@ inline ReportStats every_stat() {
       .jit_compilations = 35, .unread = {}};
 }
 
-// A sampled report of one thread whose stack is a chain `depth` deep, one self sample on every level. Built without
-// recursion; destroying it recurses once per level (run_on_large_stack).
 // A chain deeper than the writers' 1,024-frame bound, and the frame that stands for the levels cut off.
 constexpr int kDeepChain = 8000;
 inline const std::string kDeeperMarker = "[deeper frames not shown]";
 
+// A sampled report of one thread whose stack is a chain `depth` deep, one self sample on every level. Built without
+// recursion; destroying it recurses once per level (run_on_large_stack).
 inline Report deep_chain(int depth) {
   ReportNode chain;
   chain.name = "F";

@@ -17,6 +17,30 @@ TEST(ReportReader, ReadsWhatTheWriterWrote) {
   EXPECT_EQ(report_to_json(back), report_to_json(original));
 }
 
+// Files earlier versions wrote (umbra-report/1: each node an object with its name) still load, to the same report.
+TEST(ReportReader, ReadsTheFirstSchema) {
+  const char* v1 = R"({"schema":"umbra-report/1","mode":"shadow","pid":42,"runtime":"10.0.0","duration_ns":2000000000,
+    "threads":[{"os_tid":43,"managed_id":null,"name":null,"exited":true,"managed_samples":null,"native_samples":null,
+    "roots":[{"name":"App.Worker.Run","kind":"managed","module":"App.dll","calls":1,"samples":0,"self_samples":0,
+              "total_ns":5000000,"self_ns":4000000,"tail_entries":0,"children":[
+               {"name":"App.Worker.Step","kind":"managed","module":"App.dll","calls":2,"samples":0,"self_samples":0,
+                "total_ns":1000000,"self_ns":1000000,"tail_entries":1,"children":[]}]}]}],
+    "stats":{"enter_hooks":3}})";
+  Report expected;
+  expected.pid = 42;
+  expected.runtime = "10.0.0";
+  expected.duration_ns = 2'000'000'000;
+  ReportThread worker;
+  worker.os_tid = 43;
+  worker.exited = true;
+  worker.roots.push_back(testing::node("App.Worker.Run", 1, 5'000'000, 4'000'000,
+                                       {testing::node("App.Worker.Step", 2, 1'000'000, 1'000'000)}));
+  worker.roots[0].children[0].tail_entries = 1;
+  expected.threads.push_back(worker);
+  expected.stats.enter_hooks = 3;
+  EXPECT_EQ(report_to_json(report_from_json(parse_json(v1))), report_to_json(expected));
+}
+
 TEST(ReportReader, SaysWhereADocumentIsWrong) {
   auto error_of = [](const char* text) {
     try {
@@ -27,11 +51,31 @@ TEST(ReportReader, SaysWhereADocumentIsWrong) {
     return std::string("no error");
   };
   EXPECT_EQ(error_of("[]"), "document: not a JSON object");
-  EXPECT_EQ(error_of(R"({"schema":"x"})"), "schema: not \"umbra-report/1\" (is this an umbra report?)");
+  EXPECT_EQ(error_of(R"({"schema":"x"})"),
+            "schema: not \"umbra-report/2\" or \"umbra-report/1\" (is this an umbra report?)");
   EXPECT_EQ(error_of(R"({"schema":"umbra-report/1","mode":"shadow","threads":{}})"),
             "document.threads: not an array");
   EXPECT_EQ(error_of(R"({"schema":"umbra-report/1","mode":"shadow","threads":[{"roots":[{"name":"a"}]}]})"),
             "threads[0].roots[0]: missing \"children\"");
+  const std::string v2 = R"({"schema":"umbra-report/2","mode":"shadow","node_fields":["frame","children","calls",)"
+                         R"("samples","self_samples","total_ns","self_ns","tail_entries"],)"
+                         R"("frames":[["a","m","managed"]],)";
+  auto nodes = [&](const char* values) { return error_of((v2 + R"("threads":[{"nodes":)" + values + "}]}").c_str()); };
+  EXPECT_EQ(nodes("[0,0,1,0,0,1,1,0]"), "no error");
+  EXPECT_EQ(nodes("[1,0,1,0,0,1,1,0]"), "threads[0].nodes[0].frame: no such frame");
+  EXPECT_EQ(nodes("[0,1,1,0,0,1,1,0]"), "threads[0].nodes[0].children: more than the nodes that follow");
+  EXPECT_EQ(nodes("[0,2,1,0,0,1,1,0,0,0,1,0,0,1,1,0]"),
+            "threads[0].nodes[0].children: more than the nodes that follow");
+  // The first node wants two children, the second takes the third as its own: the first's second never comes.
+  EXPECT_EQ(nodes("[0,2,1,0,0,1,1,0,0,1,1,0,0,1,1,0,0,0,1,0,0,1,1,0]"),
+            "threads[0].nodes: end inside a node's children");
+  EXPECT_EQ(nodes("[0,0,1,0,0,1,1]"), "threads[0].nodes: not 8 numbers per node");
+  EXPECT_EQ(nodes("[0,0,-1,0,0,1,1,0]"),
+            "threads[0].nodes[0].calls: not a whole number from 0 to 18446744073709551615");
+  EXPECT_EQ(nodes("[null,0,1,0,0,1,1,0]"), "threads[0].nodes[0].frame: null");
+  EXPECT_EQ(error_of(R"({"schema":"umbra-report/2","mode":"shadow","node_fields":["frame"],"frames":[],)"
+                     R"("threads":[]})"),
+            "node_fields: not the fields this umbra reads (frame, children, calls, samples, ...)");
 }
 
 }  // namespace
