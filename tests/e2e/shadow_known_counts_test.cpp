@@ -170,17 +170,33 @@ TEST_F(ShadowKnownCounts, ExceptionsLeaveTheShadowStackExact) {
 }
 
 TEST_F(ShadowKnownCounts, NothingWasDropped) {
-  const JsonValue* drops = report_->find("stats")->find("drops");
-  ASSERT_NE(drops, nullptr);
-  for (const char* reason : {"stack_overflow", "tree_full", "no_thread_state", "unmatched_leave"})
-    EXPECT_EQ(drops->find(reason)->as_uint(), 0u) << reason;
   const JsonValue* stats = report_->find("stats");
+  ASSERT_NE(stats, nullptr);
+  const JsonValue* drops = stats->find("drops");
+  ASSERT_NE(drops, nullptr);
+  for (const char* reason : {"stack_overflow", "tree_full", "no_thread_state", "unmatched_leave"}) {
+    ASSERT_NE(drops->find(reason), nullptr) << reason;
+    EXPECT_EQ(drops->find(reason)->as_uint(), 0u) << reason;
+  }
+  ASSERT_NE(stats->find("enter_hooks"), nullptr);
   EXPECT_GT(stats->find("enter_hooks")->as_uint(), 21891u);
-  // By default a snapshot is taken every 10th tick (100 ms at 10 ms), not at every one.
-  uint64_t ticks = stats->find("sampler")->find("ticks")->as_uint();
-  uint64_t snapshots = stats->find("reconcile")->find("snapshots")->as_uint();
-  EXPECT_LE(snapshots, ticks / 10 + 1) << snapshots << " snapshots in " << ticks << " ticks";
-  EXPECT_EQ(stats->find("reconcile")->find("unexplained")->as_uint(), 0u);
+  const JsonValue* sampler = stats->find("sampler");
+  const JsonValue* reconcile = stats->find("reconcile");
+  ASSERT_NE(sampler, nullptr);
+  ASSERT_NE(reconcile, nullptr);
+  for (const char* key : {"ticks", "suspensions"}) ASSERT_NE(sampler->find(key), nullptr) << key;
+  for (const char* key : {"snapshots", "unexplained"}) ASSERT_NE(reconcile->find(key), nullptr) << key;
+  // The defaults: a tick every 10 ms on average (5 to 15 ms), a snapshot every 100 ms, so every 10th tick
+  // suspends the runtime for one. RunTimed alone lasts at least 300 ms: at least 20 ticks, at least 2 snapshots.
+  uint64_t ticks = sampler->find("ticks")->as_uint();
+  uint64_t snapshot_ticks = sampler->find("suspensions")->as_uint();
+  EXPECT_GE(ticks, 20u);
+  EXPECT_GE(snapshot_ticks, 2u);
+  EXPECT_GE(snapshot_ticks + 1, ticks / 10) << snapshot_ticks << " snapshots in " << ticks << " ticks";
+  EXPECT_LE(snapshot_ticks, ticks / 10 + 1) << snapshot_ticks << " snapshots in " << ticks << " ticks";
+  // Those snapshots were compared with the shadow stacks.
+  EXPECT_GE(reconcile->find("snapshots")->as_uint(), 2u);
+  EXPECT_EQ(reconcile->find("unexplained")->as_uint(), 0u);
 }
 
 TEST_F(ShadowKnownCounts, TimesAreConsistent) {
