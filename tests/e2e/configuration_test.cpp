@@ -140,7 +140,8 @@ TEST(Configuration, InliningIsOffUnlessAllowed) {
   }
 }
 
-// --exact-times: every call timed with the TSC, so the 5,000 spins of at least 20 us add up to at least 100 ms.
+// --exact-times: every call timed with the TSC, so the 5,000 spins of at least 20 us add up to at least 100 ms, and
+// each of 20 nested layers, called once, has its own 50 us spin: a time the 1 ms coarse clock charges as 0 or 1 ms.
 TEST(Configuration, ExactTimesTimeEveryCall) {
   std::string dir = scratch_dir("exact_times");
   ProcessResult r = run_process(
@@ -156,6 +157,22 @@ TEST(Configuration, ExactTimesTimeEveryCall) {
   ASSERT_NE(spin, nullptr);
   EXPECT_EQ(calls_of(*spin), 5000u);
   EXPECT_GE(spin->find("total_ns")->as_uint(), 100'000'000u);
+  const JsonValue* layer =
+      find_path(*main, {"KnownCounts.Program.Main", "KnownCounts.Program.RunTimed", "KnownCounts.Program.Layer"});
+  ASSERT_NE(layer, nullptr);
+  std::vector<const JsonValue*> layers = direct_chain(*layer, "KnownCounts.Program.Layer");
+  ASSERT_EQ(layers.size(), 20u);
+  int under_a_millisecond = 0;
+  for (size_t d = 0; d < layers.size(); ++d) {
+    EXPECT_EQ(calls_of(*layers[d]), 1u);
+    uint64_t total = layers[d]->find("total_ns")->as_uint();
+    uint64_t below = d + 1 < layers.size() ? layers[d + 1]->find("total_ns")->as_uint() : 0;
+    ASSERT_GE(total, below) << "layer " << d;
+    EXPECT_GE(total - below, 50'000u) << "layer " << d << "'s own time";
+    under_a_millisecond += total - below < 1'000'000;
+  }
+  // A 50 us spin is preempted now and then on a busy machine, not most of the time.
+  EXPECT_GE(under_a_millisecond, 10);
 }
 
 }  // namespace

@@ -104,6 +104,17 @@ const JsonValue* find_anywhere(const JsonValue::Array& nodes, const std::string&
   return nullptr;
 }
 
+std::vector<const JsonValue*> direct_chain(const JsonValue& node, const std::string& name) {
+  std::vector<const JsonValue*> chain = {&node};
+  for (;;) {
+    const JsonValue* next = nullptr;
+    for (const auto& c : children_of(*chain.back()))
+      if (name_of(c) == name) next = &c;
+    if (!next) return chain;
+    chain.push_back(next);
+  }
+}
+
 uint64_t total_calls(const JsonValue::Array& nodes, const std::string& name) {
   uint64_t total = 0;
   for (const auto& n : nodes) {

@@ -21,6 +21,9 @@ uint64_t calls_of(const JsonValue& node);
 const JsonValue* find_path(const JsonValue& thread, const std::vector<std::string>& path);
 // The first node named `name` anywhere under `nodes` (depth-first), or nullptr.
 const JsonValue* find_anywhere(const JsonValue::Array& nodes, const std::string& name);
+// `node`, then its child named `name`, then that child's, and so on: the levels of a recursion, each directly
+// under the one before.
+std::vector<const JsonValue*> direct_chain(const JsonValue& node, const std::string& name);
 // Calls of every node named `name` in the subtree of `nodes`, summed.
 uint64_t total_calls(const JsonValue::Array& nodes, const std::string& name);
 // The main thread: the one whose roots include `entry` (e.g. "App.Program.Main").

@@ -225,6 +225,18 @@ TEST_F(ShadowKnownCounts, CallTimesAddUpToTheKnownDurations) {
   EXPECT_GE(pause->find("total_ns")->as_uint(), 195'000'000u);  // four sleeps of 50 ms, one tick short at most
   EXPECT_LT(pause->find("total_ns")->as_uint(), 1'000'000'000u);
   EXPECT_GE(spin->find("total_ns")->as_uint(), 80'000'000u);  // 5,000 x 20 us, most of the loop's 100+ ms
+  // A single call much shorter than the clock's period is charged 0 or one period: of 20 nested layers each
+  // spinning 50 us of its own, at most a few see the clock move.
+  const JsonValue* layer = find_path(main_thread(), {P + "Main", P + "RunTimed", P + "Layer"});
+  ASSERT_NE(layer, nullptr);
+  std::vector<const JsonValue*> layers = direct_chain(*layer, P + "Layer");
+  ASSERT_EQ(layers.size(), 20u);
+  int unmoved = 0;
+  for (size_t d = 0; d < layers.size(); ++d) {
+    uint64_t below = d + 1 < layers.size() ? layers[d + 1]->find("total_ns")->as_uint() : 0;
+    unmoved += layers[d]->find("total_ns")->as_uint() == below;
+  }
+  EXPECT_GE(unmoved, 10) << "of 20 layers of 50 us, with a 1 ms clock";
 }
 
 TEST_F(ShadowKnownCounts, PrecompiledFrameworkCodeIsInstrumented) {

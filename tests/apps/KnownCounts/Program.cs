@@ -135,12 +135,14 @@ public static class Program
     [MethodImpl(MethodImplOptions.NoInlining)]
     static int AfterCatch(int i) => i & 1;
 
-    // Calls of known least duration: four 50 ms pauses, and 5,000 spins of at least 20 microseconds each.
+    // Calls of known least duration: four 50 ms pauses, 5,000 spins of at least 20 microseconds each, and 20
+    // nested layers, each called once and spinning at least 50 microseconds before it calls the next.
     [MethodImpl(MethodImplOptions.NoInlining)]
     static void RunTimed()
     {
         for (int i = 0; i < 4; i++) Pause();
         for (int i = 0; i < 5000; i++) Spin();
+        if (Layer(20) != 20) throw new InvalidOperationException("layers");
         sink++;
     }
 
@@ -152,6 +154,15 @@ public static class Program
     {
         long until = System.Diagnostics.Stopwatch.GetTimestamp() + System.Diagnostics.Stopwatch.Frequency / 50000;
         while (System.Diagnostics.Stopwatch.GetTimestamp() < until) { }
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static int Layer(int depth)
+    {
+        long until = System.Diagnostics.Stopwatch.GetTimestamp() + System.Diagnostics.Stopwatch.Frequency / 20000;
+        while (System.Diagnostics.Stopwatch.GetTimestamp() < until) { }
+        int below = depth > 1 ? Layer(depth - 1) : 0;
+        return below + 1;
     }
 
     // Arguments and return values that live in registers while the enter and leave hooks run: six integer and
