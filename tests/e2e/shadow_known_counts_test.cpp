@@ -87,23 +87,29 @@ TEST_F(ShadowKnownCounts, LoopCallsAreExact) {
   EXPECT_EQ(calls_at({P + "Main", P + "RunLoop", P + "Leaf"}), 1000u);
 }
 
+// Calls of Fib at each depth of Fib(n)'s call tree (depth 0: the first call), as the program's source makes them.
+void fib_calls_by_depth(int n, size_t depth, std::vector<uint64_t>& calls) {
+  if (calls.size() <= depth) calls.resize(depth + 1);
+  ++calls[depth];
+  if (n < 2) return;
+  fib_calls_by_depth(n - 1, depth + 1, calls);
+  fib_calls_by_depth(n - 2, depth + 1, calls);
+}
+
 TEST_F(ShadowKnownCounts, RecursionIsExactAtEveryDepth) {
+  std::vector<uint64_t> expected;
+  fib_calls_by_depth(20, 0, expected);
+  ASSERT_EQ(expected.size(), 20u);  // Fib(20) -> Fib(19) -> ... -> Fib(1)
   const JsonValue* fib = find_path(main_thread(), {P + "Main", P + "RunRecursion", P + "Fib"});
   ASSERT_NE(fib, nullptr);
-  EXPECT_EQ(calls_of(*fib), 1u);
-  EXPECT_EQ(calls_of(*fib) + total_calls(children_of(*fib), P + "Fib"), 21891u);
-  // Fib(20) nests 20 deep: Fib(20) -> Fib(19) -> ... -> Fib(1); the node at depth d is called Fib(d+1)-ish times.
-  int depth = 1;
-  const JsonValue* n = fib;
-  while (const JsonValue* next = find_anywhere(children_of(*n), P + "Fib")) {
-    if (name_of(*next) != P + "Fib") break;
-    n = next;
-    ++depth;
+  // The calls at one depth share a path, so each depth is one node, directly under the depth above it.
+  std::vector<const JsonValue*> levels = direct_chain(*fib, P + "Fib");
+  ASSERT_EQ(levels.size(), expected.size());
+  for (size_t d = 0; d < levels.size(); ++d) {
+    EXPECT_EQ(calls_of(*levels[d]), expected[d]) << "depth " << d;
+    EXPECT_EQ(children_of(*levels[d]).size(), d + 1 < levels.size() ? 1u : 0u) << "depth " << d;
   }
-  EXPECT_EQ(depth, 20);
-  const JsonValue* second = find_path(main_thread(), {P + "Main", P + "RunRecursion", P + "Fib", P + "Fib"});
-  ASSERT_NE(second, nullptr);
-  EXPECT_EQ(calls_of(*second), 2u);  // Fib(19) and Fib(18)
+  EXPECT_EQ(total_calls(roots_of(main_thread()), P + "Fib"), 21891u);
 }
 
 TEST_F(ShadowKnownCounts, GenericsAndNestedTypesAreNamed) {
