@@ -3,7 +3,10 @@
 // bad input with exit status 2.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
+#include <map>
+#include <sstream>
 
 #include "e2e_env.h"
 #include "process.h"
@@ -52,23 +55,33 @@ TEST_F(Formats, TheValidatorRejectsABrokenFile) {
   EXPECT_NE(validate_speedscope({path("broken.speedscope.json")}).exit_code, 0);
 }
 
+// Every line is "frame;frame;... N" with N > 0, and the N add up to the report's samples (the default weight).
 TEST_F(Formats, CollapsedStacksCarryTheTree) {
-  std::string shadow = read_file(path("shadow.collapsed"));
-  std::string sampled = read_file(path("sampled.collapsed"));
-  EXPECT_FALSE(sampled.empty());
-  // Every line is "frame;frame;... N".
-  for (const std::string* text : {&shadow, &sampled}) {
-    size_t start = 0;
-    while (start < text->size()) {
-      size_t end = text->find('\n', start);
-      std::string line = text->substr(start, end - start);
+  for (const char* mode : {"shadow", "sampled"}) {
+    SCOPED_TRACE(mode);
+    std::string text = read_file(path(std::string(mode) + ".collapsed"));
+    ASSERT_FALSE(text.empty());
+    ASSERT_EQ(text.back(), '\n');
+    uint64_t weight = 0;
+    for (size_t start = 0; start < text.size();) {
+      size_t end = text.find('\n', start);
+      std::string line = text.substr(start, end - start);
+      start = end + 1;
       auto space = line.rfind(' ');
       ASSERT_NE(space, std::string::npos) << line;
-      EXPECT_GT(std::stoull(line.substr(space + 1)), 0u) << line;
-      start = end + 1;
+      ASSERT_GT(space, 0u) << line;
+      uint64_t n = std::stoull(line.substr(space + 1));
+      EXPECT_GT(n, 0u) << line;
+      weight += n;
     }
+    JsonValue report = load_report(path(std::string(mode) + ".json"));
+    uint64_t samples = 0;
+    for (const auto& t : threads_of(report))
+      for (const auto& r : roots_of(t)) samples += samples_of(r);
+    EXPECT_GT(samples, 0u);
+    EXPECT_EQ(weight, samples);
+    EXPECT_NE(text.find("KnownCounts.Program.Main"), std::string::npos);
   }
-  EXPECT_NE(sampled.find("KnownCounts.Program.Main"), std::string::npos);
 }
 
 TEST_F(Formats, ReportRoundTripsToTheSameCollapsedStacks) {
@@ -105,11 +118,82 @@ TEST_F(Formats, ReportConvertsFiltersAndRanks) {
   ASSERT_EQ(threads.exit_code, 0) << threads.err;
   EXPECT_NE(read_file(path("by-thread.collapsed")).find("\nWorker-3;System.Threading.Thread.StartCallback;"),
             std::string::npos);
+}
 
-  ProcessResult top = run_process({launcher_path(), "report", path("shadow.json"), "--top", "500"});
-  ASSERT_EQ(top.exit_code, 0) << top.err;
-  EXPECT_NE(top.out.find("self ms"), std::string::npos);
-  EXPECT_NE(top.out.find("21891  "), std::string::npos) << "Fib with its exact calls: " << top.out;
+struct TopRow {
+  std::string self_ms, calls;
+  uint64_t samples = 0;
+  std::string method;
+};
+
+// The rows `umbra report --top` printed under its column titles: self ms, calls, samples, then the method.
+std::vector<TopRow> top_rows(const std::string& out) {
+  std::vector<TopRow> rows;
+  std::istringstream lines(out);
+  std::string line;
+  std::getline(lines, line);
+  EXPECT_EQ(line, "     self ms          calls    samples  method");
+  while (std::getline(lines, line)) {
+    std::istringstream fields(line);
+    TopRow row;
+    fields >> row.self_ms >> row.calls >> row.samples;
+    EXPECT_FALSE(fields.fail()) << line;
+    std::string rest;
+    std::getline(fields, rest);
+    EXPECT_EQ(rest.rfind("  ", 0), 0u) << line;
+    row.method = rest.substr(std::min<size_t>(2, rest.size()));
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+// --top N: N rows, the methods with the most self time (shadow) or self samples (sampled), summed over every node of
+// every thread, most first; the test sums them from the JSON itself.
+TEST_F(Formats, TopRanksMethodsBySelfTimeOrSamples) {
+  for (const char* mode : {"shadow", "sampled"}) {
+    SCOPED_TRACE(mode);
+    const bool shadow = std::string(mode) == "shadow";
+    JsonValue report = load_report(path(std::string(mode) + ".json"));
+    std::map<std::string, uint64_t> key, calls, samples;
+    for_each_node(report, [&](const JsonValue& n) {
+      const JsonValue* self_ns = n.find("self_ns");
+      uint64_t self_time = self_ns && self_ns->is_number() ? self_ns->as_uint() : 0;
+      key[name_of(n)] += shadow ? self_time : n.find("self_samples")->as_uint();
+      calls[name_of(n)] += calls_of(n);
+      samples[name_of(n)] += n.find("self_samples")->as_uint();
+    });
+    std::vector<uint64_t> ranked;
+    for (const auto& [name, k] : key) ranked.push_back(k);
+    std::sort(ranked.rbegin(), ranked.rend());
+    ASSERT_GT(ranked.size(), 10u);
+
+    constexpr size_t kTop = 7;
+    ProcessResult top = run_process({launcher_path(), "report", path(std::string(mode) + ".json"), "--top",
+                                     std::to_string(kTop)});
+    ASSERT_EQ(top.exit_code, 0) << top.err;
+    std::vector<TopRow> rows = top_rows(top.out);
+    ASSERT_EQ(rows.size(), kTop) << top.out;
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const TopRow& row = rows[i];
+      ASSERT_EQ(key.count(row.method), 1u) << row.method;
+      // Methods of equal weight may come in either order; the weights may not.
+      EXPECT_EQ(key[row.method], ranked[i]) << "row " << i << ": " << row.method << "\n" << top.out;
+      EXPECT_EQ(row.samples, samples[row.method]) << row.method;
+      if (shadow) {
+        char ms[32];
+        std::snprintf(ms, sizeof ms, "%.3f", double(key[row.method]) / 1e6);
+        EXPECT_EQ(row.self_ms, ms) << row.method;
+        EXPECT_EQ(row.calls, std::to_string(calls[row.method])) << row.method;
+      } else {
+        EXPECT_EQ(row.calls, "-") << row.method;
+      }
+    }
+
+    // More rows asked than there are methods: every method, once.
+    ProcessResult all = run_process({launcher_path(), "report", path(std::string(mode) + ".json"), "--top", "1000000"});
+    ASSERT_EQ(all.exit_code, 0) << all.err;
+    EXPECT_EQ(top_rows(all.out).size(), key.size());
+  }
 }
 
 TEST_F(Formats, BadReportsGiveOneLineAndStatusTwo) {
