@@ -2,6 +2,8 @@
 // unexplained, and native frames spliced between a managed caller and a managed callback.
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "e2e_env.h"
 #include "process.h"
 #include "report_query.h"
@@ -24,11 +26,14 @@ class HybridTailCalls : public ::testing::Test {
     argv.insert(argv.end(), plain_argv.begin(), plain_argv.end());
     profiled_ = new ProcessResult(run_process(argv));
     report_ = new JsonValue(load_report(dir + "/r.json"));
+    std::ifstream text(dir + "/r.txt");
+    text_ = new std::string(std::istreambuf_iterator<char>(text), {});
   }
   static void TearDownTestSuite() {
     delete plain_;
     delete profiled_;
     delete report_;
+    delete text_;
   }
   static const JsonValue& main_thread() { return *thread_with_root(*report_, T + "Main"); }
   static const JsonValue* at(const std::vector<std::string>& path) { return find_path(main_thread(), path); }
@@ -37,10 +42,12 @@ class HybridTailCalls : public ::testing::Test {
   static ProcessResult* plain_;
   static ProcessResult* profiled_;
   static JsonValue* report_;
+  static std::string* text_;
 };
 ProcessResult* HybridTailCalls::plain_;
 ProcessResult* HybridTailCalls::profiled_;
 JsonValue* HybridTailCalls::report_;
+std::string* HybridTailCalls::text_;
 
 TEST_F(HybridTailCalls, ProgramUnchangedAndNothingUnexplained) {
   ASSERT_EQ(plain_->exit_code, 0);
@@ -64,6 +71,22 @@ TEST_F(HybridTailCalls, SelfTailRecursionTwoMillionDeep) {
   EXPECT_EQ(calls_of(*self), 2000001u);
   EXPECT_EQ(tail_of(self), 2000000u);
   EXPECT_EQ(find_anywhere(children_of(*self), E + "SelfTail"), nullptr) << "no chain of frames";
+}
+
+// The text report's line for a method says how many of its calls came through a tail call.
+TEST_F(HybridTailCalls, TextReportMarksTailEntries) {
+  auto line_of = [&](const std::string& method) {
+    size_t at = text_->find("  " + method + "  [");
+    if (at == std::string::npos) return std::string();
+    size_t start = text_->rfind('\n', at) + 1;
+    return text_->substr(start, text_->find('\n', at) - start);
+  };
+  std::string self = line_of(E + "SelfTail");
+  EXPECT_NE(self.find("2,000,001 "), std::string::npos) << self;
+  EXPECT_NE(self.find("  (2,000,000 via tail call)"), std::string::npos) << self;
+  std::string run_self = line_of(T + "RunSelf");
+  ASSERT_FALSE(run_self.empty()) << *text_;
+  EXPECT_EQ(run_self.find("via tail call"), std::string::npos) << run_self;
 }
 
 TEST_F(HybridTailCalls, MutualTailRecursionOneMillionDeep) {

@@ -74,6 +74,22 @@ TEST_F(ShadowKnownCounts, ReportHeader) {
   EXPECT_EQ(report_->find("stats")->find("hook_family")->as_string(), expected_hook_family());
 }
 
+std::string with_commas(uint64_t v) {
+  std::string digits = std::to_string(v), out;
+  for (size_t i = 0; i < digits.size(); ++i) out += (i && (digits.size() - i) % 3 == 0 ? "," : "") + digits.substr(i, 1);
+  return out;
+}
+
+// The text report's third line gives the snapshots' numbers, the JSON's.
+TEST_F(ShadowKnownCounts, TextReportSaysWhatTheSnapshotsFound) {
+  const JsonValue* reconcile = report_->find("stats")->find("reconcile");
+  ASSERT_NE(reconcile, nullptr);
+  std::string expected = "reconciled: " + with_commas(reconcile->find("snapshots")->as_uint()) + " snapshots, " +
+                         with_commas(reconcile->find("frames_compared")->as_uint()) + " frames compared, 0 unexplained";
+  size_t third = text_report_->find('\n', text_report_->find('\n') + 1) + 1;
+  EXPECT_EQ(text_report_->substr(third, expected.size()), expected) << text_report_->substr(0, 400);
+}
+
 // Arguments and return values in registers survive the hooks (the program checks each result) and every call
 // is counted.
 TEST_F(ShadowKnownCounts, RegisterArgumentsAndResultsSurviveTheHooks) {

@@ -117,6 +117,19 @@ TEST(TextWriter, HeaderShowsTheDropsAndTheReconciliationFromTheStats) {
   EXPECT_EQ(report_to_text(r, 0.5).find("reconciled:"), std::string::npos);
 }
 
+// The line of a node some of whose calls came through a tail call says how many, and no other line does.
+TEST(TextWriter, MarksCallsEnteredThroughATailCall) {
+  Report r = testing::known_report();
+  r.threads[0].roots[0].children[0].tail_entries = 1234;  // App.Program.Hot
+  std::string text = report_to_text(r, 0.0);
+  auto hot_at = text.find("App.Program.Hot");
+  ASSERT_NE(hot_at, std::string::npos);
+  std::string hot_rest = text.substr(hot_at, text.find('\n', hot_at) - hot_at);
+  EXPECT_EQ(hot_rest, "App.Program.Hot  [App.dll]  (1,234 via tail call)");
+  EXPECT_EQ(text.find("via tail call", hot_at + hot_rest.size()), std::string::npos);
+  EXPECT_EQ(text.find("via tail call"), hot_at + hot_rest.find("via tail call"));
+}
+
 TEST(TextWriter, SaysWhenNothingWasDropped) {
   Report r = testing::known_report();
   r.stats = ReportStats{};
