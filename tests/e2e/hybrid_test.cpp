@@ -163,7 +163,19 @@ TEST(Hybrid, KnownCountsStayExactWhenCheckedAtEveryTick) {
     EXPECT_EQ(total_calls(roots_of(*thread_named(report, "Worker-" + std::to_string(k))), P + "Work"),
               uint64_t(k) * 100);
   const JsonValue* reconcile = report.find("stats")->find("reconcile");
-  EXPECT_GT(reconcile->find("snapshots")->as_uint(), 10u);
+  const JsonValue* sampler = report.find("stats")->find("sampler");
+  ASSERT_NE(reconcile, nullptr);
+  ASSERT_NE(sampler, nullptr);
+  // --verify: every tick suspends the runtime for a snapshot (or counts why it could not), but perhaps the last,
+  // which the end of the run may cut short.
+  const JsonValue* sampler_drops = sampler->find("drops");
+  ASSERT_NE(sampler_drops, nullptr);
+  uint64_t ticks = sampler->find("ticks")->as_uint();
+  uint64_t tried = sampler->find("suspensions")->as_uint() + sampler_drops->find("suspend_failed")->as_uint() +
+                   sampler_drops->find("suspension_in_progress")->as_uint();
+  EXPECT_GE(ticks, 100u);  // RunTimed alone lasts 300 ms, at ticks 1 ms apart on average
+  EXPECT_LE(tried, ticks);
+  EXPECT_GE(tried + 1, ticks) << tried << " snapshots tried in " << ticks << " ticks";
   EXPECT_EQ(reconcile->find("unexplained")->as_uint(), 0u);
   EXPECT_EQ(report.find("stats")->find("drops")->find("unmatched_leave")->as_uint(), 0u);
 }
