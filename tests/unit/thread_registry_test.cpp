@@ -73,38 +73,51 @@ TEST(WalkGuard, ThreadDestroyedWaitsForTheWalkInFlight) {
   EXPECT_TRUE(all[0].ended);
 }
 
+// Each of many threads is destroyed while a walk of it is in flight: the walk starts first, then ThreadDestroyed
+// is called on another thread, and the walk goes on until ThreadDestroyed has returned or a while has passed.
+// ThreadDestroyed must not return before the walk has ended: the destroyer checks that on its return, and a
+// ThreadDestroyed that did not wait returns within the while (nothing else holds it), so it is caught every time.
 TEST(WalkGuard, ConcurrentWalksAndDestroys) {
   ShadowPool pool(testing::small_limits());
   ThreadRegistry registry(pool);
-  constexpr int kThreads = 200;
+  constexpr int kThreads = 20;
+  constexpr auto kWalkAtMost = std::chrono::milliseconds(20);
   for (int i = 1; i <= kThreads; ++i) registry.on_created(clr::ThreadID(i));
-  std::atomic<bool> done{false};
-  std::atomic<int> walks{0};
-  // The guarantee: ThreadDestroyed never returns while a walk of its thread is in flight.
+  std::atomic<int> to_destroy{0};                     // the thread the destroyer is to destroy next
+  std::vector<std::atomic<bool>> walk_ended(kThreads + 1);
   std::vector<std::atomic<bool>> destroy_returned(kThreads + 1);
-  std::atomic<int> violations{0};
-  std::thread sampler([&] {
-    std::vector<std::shared_ptr<SampledThread>> targets;
-    while (!done) {
-      registry.sampling_targets(targets);
-      for (auto& t : targets) {
-        if (!t->begin_walk()) continue;
-        for (int spin = 0; spin < 50; ++spin) {
-          if (destroy_returned[t->thread_id].load(std::memory_order_seq_cst)) violations.fetch_add(1);
-          std::this_thread::yield();
-        }
-        walks.fetch_add(1);
-        t->end_walk();
-      }
+  std::atomic<int> early_returns{0};
+  std::thread destroyer([&] {
+    for (int i = 1; i <= kThreads; ++i) {
+      while (to_destroy.load() != i) std::this_thread::yield();
+      registry.on_destroyed(clr::ThreadID(i));
+      if (!walk_ended[i].load()) early_returns.fetch_add(1);
+      destroy_returned[i].store(true);
     }
   });
-  for (int i = 1; i <= kThreads; ++i) {
-    registry.on_destroyed(clr::ThreadID(i));
-    destroy_returned[i].store(true, std::memory_order_seq_cst);
+  int walks = 0, overlapping = 0;
+  std::vector<std::shared_ptr<SampledThread>> targets;
+  registry.sampling_targets(targets);
+  ASSERT_EQ(targets.size(), size_t(kThreads));
+  for (auto& t : targets) {
+    const int i = int(t->thread_id);
+    ASSERT_TRUE(t->begin_walk()) << i;
+    ++walks;
+    to_destroy.store(i);
+    // ThreadDestroyed has begun once the thread is marked dying; the walk is then in flight beside it.
+    while (!t->dying.load()) std::this_thread::yield();
+    ++overlapping;
+    const auto until = std::chrono::steady_clock::now() + kWalkAtMost;
+    while (!destroy_returned[i].load() && std::chrono::steady_clock::now() < until) std::this_thread::yield();
+    walk_ended[i].store(true);
+    t->end_walk();
+    while (!destroy_returned[i].load()) std::this_thread::yield();
+    EXPECT_FALSE(t->begin_walk()) << "thread " << i << " is walked after its ThreadDestroyed";
   }
-  done = true;
-  sampler.join();
-  EXPECT_EQ(violations.load(), 0);
+  destroyer.join();
+  EXPECT_EQ(walks, kThreads);
+  EXPECT_EQ(overlapping, kThreads);
+  EXPECT_EQ(early_returns.load(), 0) << "ThreadDestroyed returned while a walk of its thread was in flight";
   EXPECT_EQ(registry.threads_destroyed(), uint64_t(kThreads));
   std::vector<std::shared_ptr<SampledThread>> left;
   registry.sampling_targets(left);
