@@ -17,11 +17,19 @@ TEST(CoarseClock, PublishesTheTscEveryPeriodWhileRunning) {
   clock.start(std::chrono::milliseconds(1));
   EXPECT_FALSE(g_hook_clock.exact.load());
   uint64_t first = hook_ticks();
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  // Updates follow absolute deadlines 1 ms apart (a late one is caught up at once): the next 100 take 99 ms at
+  // least, and little more even on a busy machine; a 2.5 ms period would take 250.
+  const uint64_t base = clock.updates();
+  const auto start = std::chrono::steady_clock::now();
+  while (clock.updates() < base + 100 && std::chrono::steady_clock::now() - start < std::chrono::seconds(5))
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  const auto elapsed = std::chrono::steady_clock::now() - start;
+  ASSERT_GE(clock.updates(), base + 100);
+  EXPECT_GE(elapsed, std::chrono::milliseconds(99));
+  EXPECT_LT(elapsed, std::chrono::milliseconds(250));
   uint64_t later = hook_ticks();
   EXPECT_GT(later, first);
   EXPECT_LE(later, read_ticks());
-  EXPECT_GE(clock.updates(), 20u);  // 100 periods of 1 ms, with room for a loaded machine
   clock.stop();
   EXPECT_TRUE(g_hook_clock.exact.load());
   uint64_t a = hook_ticks(), b = hook_ticks();
