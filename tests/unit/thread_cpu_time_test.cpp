@@ -6,33 +6,57 @@
 
 #include <atomic>
 #include <chrono>
+#include <fstream>
+#include <string>
 #include <thread>
 
 namespace umbra {
 namespace {
 
+// The scheduler state of a thread of this process ('R' running, 'S' asleep, ...), from /proc.
+char thread_state(pid_t tid) {
+  std::ifstream in("/proc/self/task/" + std::to_string(tid) + "/stat");
+  std::string stat((std::istreambuf_iterator<char>(in)), {});
+  auto name_end = stat.rfind(')');  // the name, in parentheses, may hold anything
+  return name_end == std::string::npos || name_end + 2 >= stat.size() ? '?' : stat[name_end + 2];
+}
+
 TEST(ThreadCpuTime, MovesWhileAThreadRunsAndStandsStillWhileItSleeps) {
+  int wake[2];
+  ASSERT_EQ(pipe(wake), 0);
   std::atomic<pid_t> tid{0};
-  std::atomic<int> phase{0};
+  std::atomic<bool> spinning{true};
   std::thread worker([&] {
     tid = pid_t(syscall(SYS_gettid));
     volatile uint64_t spin = 0;
-    while (phase.load() == 0) spin = spin + 1;
-    while (phase.load() == 1) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    while (spinning.load()) spin = spin + 1;
+    char byte;
+    // Asleep until the test writes: no timer, no spurious wake-up.
+    while (read(wake[0], &byte, 1) < 0) {
+    }
   });
   while (tid.load() == 0) std::this_thread::yield();
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   auto first = thread_cpu_ns(tid);
-  std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  auto second = thread_cpu_ns(tid);
-  ASSERT_TRUE(first && second);
-  EXPECT_GT(*second, *first);  // it spins, so its CPU time includes the slice still running
-  phase = 1;
-  std::this_thread::sleep_for(std::chrono::milliseconds(30));  // now in a 200 ms sleep
+  ASSERT_TRUE(first);
+  // It spins, so its CPU time grows, including the slice still running, as soon as it is scheduled.
+  std::optional<uint64_t> later;
+  do {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    later = thread_cpu_ns(tid);
+    ASSERT_TRUE(later);
+  } while (*later == *first && std::chrono::steady_clock::now() < deadline);
+  EXPECT_GT(*later, *first);
+  spinning = false;
+  while (thread_state(tid) != 'S' && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+  ASSERT_EQ(thread_state(tid), 'S');  // blocked in read()
   auto asleep = thread_cpu_ns(tid);
-  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
   EXPECT_EQ(thread_cpu_ns(tid), asleep);
-  phase = 2;
+  ASSERT_EQ(write(wake[1], "x", 1), 1);
   worker.join();
+  close(wake[0]);
+  close(wake[1]);
   EXPECT_FALSE(thread_cpu_ns(0));
   EXPECT_FALSE(thread_cpu_ns(0x3ffffff0));  // above any pid_max: no such thread
 }
