@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "e2e_env.h"
 #include "process.h"
@@ -81,16 +82,36 @@ TEST(OutputFaults, ReadOnlyDirectoryFallsBackToTmpdir) {
   expect_fallback_report(dir + "/tmp", r.err);
 }
 
-// The same with real permissions; root writes anyway, so this one runs only as another user.
+// The same with real permissions. Root writes anyway, so as root the program runs without the capabilities that
+// let root ignore them (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH), through util-linux's setpriv.
 TEST(OutputFaults, DirectoryWithoutWritePermissionFallsBackToTmpdir) {
-  if (geteuid() == 0) GTEST_SKIP() << "root ignores directory permissions (ReadOnlyDirectory covers the fallback)";
   std::string dir = scratch_dir("output_no_permission");
   std::filesystem::create_directories(dir + "/locked");
   std::filesystem::create_directories(dir + "/tmp");
   std::filesystem::permissions(dir + "/locked", std::filesystem::perms::owner_read | std::filesystem::perms::owner_exec);
-  ProcessResult r = run_exit_paths(env_with_tmpdir(dir + "/locked/r", dir + "/tmp"));
+  std::vector<std::string> argv = app_command("ExitPaths", {"return"});
+  if (geteuid() == 0) {
+    const char* caps = "-dac_override,-dac_read_search";
+    argv.insert(argv.begin(), {"setpriv", "--inh-caps", caps, "--bounding-set", caps, "--"});
+  }
+  ProcessResult r = run_process(argv, env_with_tmpdir(dir + "/locked/r", dir + "/tmp"));
   std::filesystem::permissions(dir + "/locked", std::filesystem::perms::owner_all);
+  EXPECT_EQ(r.exit_code, 5) << r.err;
+  EXPECT_EQ(r.out, "ending by return\n");
   EXPECT_EQ(occurrences(r.err, "cannot write '" + dir + "/locked/r.json' (Permission denied); wrote "), 1u) << r.err;
+  EXPECT_EQ(occurrences(r.err, "cannot write '" + dir + "/locked/r.txt' (Permission denied); wrote "), 1u) << r.err;
+  expect_fallback_report(dir + "/tmp", r.err);
+  EXPECT_TRUE(std::filesystem::is_empty(dir + "/locked"));
+}
+
+// A prefix under a regular file: the kernel refuses it for root too.
+TEST(OutputFaults, PrefixUnderARegularFileFallsBackToTmpdir) {
+  std::string dir = scratch_dir("output_under_file");
+  std::filesystem::create_directories(dir + "/tmp");
+  std::ofstream(dir + "/file") << "not a directory\n";
+  ProcessResult r = run_exit_paths(env_with_tmpdir(dir + "/file/r", dir + "/tmp"));
+  EXPECT_EQ(occurrences(r.err, "cannot write '" + dir + "/file/r.json' (Not a directory); wrote "), 1u) << r.err;
+  EXPECT_EQ(occurrences(r.err, "cannot write '" + dir + "/file/r.txt' (Not a directory); wrote "), 1u) << r.err;
   expect_fallback_report(dir + "/tmp", r.err);
 }
 
