@@ -2,6 +2,8 @@
 
 #include <cinttypes>
 #include <cstdio>
+#include <iterator>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -53,23 +55,15 @@ class FrameTable {
 
 // A node and its subtree in pre-order, kNodeFields numbers per node. Deep trees: callers run on a large stack.
 void append_nodes(std::string& out, const ReportNode& node, FrameTable& frames, bool& first) {
-  if (!first) out += ',';
-  first = false;
-  append_uint(out, frames.index_of(node));
-  out += ',';
-  append_uint(out, node.children.size());
-  out += ',';
-  append_optional(out, node.calls);
-  out += ',';
-  append_uint(out, node.samples);
-  out += ',';
-  append_uint(out, node.self_samples);
-  out += ',';
-  append_optional(out, node.total_ns);
-  out += ',';
-  append_optional(out, node.self_ns);
-  out += ',';
-  append_uint(out, node.tail_entries);
+  const std::optional<uint64_t> fields[] = {frames.index_of(node), node.children.size(), node.calls,
+                                            node.samples,           node.self_samples,   node.total_ns,
+                                            node.self_ns,           node.tail_entries};
+  static_assert(std::size(fields) == kNodeFields.size());
+  for (const auto& field : fields) {
+    if (!first) out += ',';
+    first = false;
+    append_optional(out, field);
+  }
   for (const ReportNode& child : node.children) append_nodes(out, child, frames, first);
 }
 

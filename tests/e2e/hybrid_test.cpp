@@ -38,6 +38,13 @@ class HybridTailCalls : public ::testing::Test {
   static const JsonValue& main_thread() { return *thread_with_root(*report_, T + "Main"); }
   static const JsonValue* at(const std::vector<std::string>& path) { return find_path(main_thread(), path); }
   static uint64_t tail_of(const JsonValue* n) { return n ? n->find("tail_entries")->as_uint() : 0; }
+  // The node at `path` exists, with exactly these calls and tail entries.
+  static void expect_node(const std::vector<std::string>& path, uint64_t calls, uint64_t tail_entries) {
+    const JsonValue* n = at(path);
+    ASSERT_NE(n, nullptr) << path.back();
+    EXPECT_EQ(calls_of(*n), calls) << path.back();
+    EXPECT_EQ(tail_of(n), tail_entries) << path.back();
+  }
 
   static ProcessResult* plain_;
   static ProcessResult* profiled_;
@@ -90,14 +97,8 @@ TEST_F(HybridTailCalls, TextReportMarksTailEntries) {
 }
 
 TEST_F(HybridTailCalls, MutualTailRecursionOneMillionDeep) {
-  const JsonValue* even = at({T + "Main", T + "RunMutual", E + "IsEven"});
-  const JsonValue* odd = at({T + "Main", T + "RunMutual", E + "IsOdd"});
-  ASSERT_NE(even, nullptr);
-  ASSERT_NE(odd, nullptr);
-  EXPECT_EQ(calls_of(*even), 500001u);
-  EXPECT_EQ(calls_of(*odd), 500000u);
-  EXPECT_EQ(tail_of(even), 500000u);
-  EXPECT_EQ(tail_of(odd), 500000u);
+  expect_node({T + "Main", T + "RunMutual", E + "IsEven"}, 500001, 500000);
+  expect_node({T + "Main", T + "RunMutual", E + "IsOdd"}, 500000, 500000);
 }
 
 TEST_F(HybridTailCalls, TailCallEndingInAThrow) {
@@ -133,14 +134,8 @@ TEST_F(HybridTailCalls, HelperBasedTailCallsStayShallow) {
 // The JIT makes no opportunistic tail call while enter/leave hooks are on (with or without --allow-inlining), so
 // ImplicitCaller's frame stays: every ImplicitCallee call sits under it, none entered through a tail call.
 TEST_F(HybridTailCalls, ImplicitTailCallCandidatesStayUnderTheirCaller) {
-  const JsonValue* caller = at({T + "Main", T + "RunImplicit", T + "ImplicitCaller"});
-  const JsonValue* callee = at({T + "Main", T + "RunImplicit", T + "ImplicitCaller", T + "ImplicitCallee"});
-  ASSERT_NE(caller, nullptr);
-  ASSERT_NE(callee, nullptr);
-  EXPECT_EQ(calls_of(*caller), 1000u);
-  EXPECT_EQ(calls_of(*callee), 1000u);
-  EXPECT_EQ(tail_of(caller), 0u);
-  EXPECT_EQ(tail_of(callee), 0u);
+  expect_node({T + "Main", T + "RunImplicit", T + "ImplicitCaller"}, 1000, 0);
+  expect_node({T + "Main", T + "RunImplicit", T + "ImplicitCaller", T + "ImplicitCallee"}, 1000, 0);
   EXPECT_EQ(total_calls(roots_of(main_thread()), T + "ImplicitCaller"), 1000u);
   EXPECT_EQ(total_calls(roots_of(main_thread()), T + "ImplicitCallee"), 1000u);
 }

@@ -59,10 +59,7 @@ TEST(BoundedStacks, SaysWhatWasCutInOneLine) {
 
 // Past the size limit whole stacks are left out, never part of one.
 TEST(BoundedStacks, StacksPastTheSizeLimitAreLeftOutAndCounted) {
-  Report r = testing::known_report();
-  r.mode = "sampled";
-  r.threads[0].roots[0].self_samples = 2;
-  r.threads[0].roots[0].children[0].self_samples = 7;
+  Report r = testing::known_sampled_report(2, 7);
   r.threads[1].roots[0].self_samples = 1;
   StackLimits limits;
   limits.max_bytes = 40;

@@ -44,6 +44,16 @@ inline Report known_report() {
   return r;
 }
 
+// known_report() as sampled mode writes it: `main_self` samples in Main itself and `hot_self` in Hot below it.
+inline Report known_sampled_report(uint64_t main_self, uint64_t hot_self) {
+  Report r = known_report();
+  r.mode = "sampled";
+  r.threads[0].roots[0].self_samples = main_self;
+  r.threads[0].roots[0].children[0].self_samples = hot_self;
+  r.threads[0].roots[0].samples = main_self + hot_self;
+  return r;
+}
+
 // Stats with every field set, each to a value of its own (no mode has them all: sampled mode has
 // unchanged_samples, shadow mode the rest). Some named counts are 0, as most are in a real report.
 inline ReportStats every_stat() {

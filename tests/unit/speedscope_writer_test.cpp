@@ -68,11 +68,7 @@ TEST(SpeedscopeWriter, ChildrenAreClippedToTheirParent) {
 }
 
 TEST(SpeedscopeWriter, SampledModeHasOneStackPerLeaf) {
-  Report r = testing::known_report();
-  r.mode = "sampled";
-  r.threads[0].roots[0].self_samples = 1;
-  r.threads[0].roots[0].children[0].self_samples = 3;
-  r.threads[0].roots[0].samples = 4;
+  Report r = testing::known_sampled_report(1, 3);
   JsonValue doc = parse_json(report_to_speedscope(r, "t"));
   const JsonValue& p = doc.find("profiles")->as_array()[0];
   EXPECT_EQ(p.find("type")->as_string(), "sampled");
