@@ -6,6 +6,12 @@
 //   | signals (prints "ready", counts Ctrl-C presses until a line arrives on stdin, then prints the count)
 //   | hostile-names (a thread and a run-time emitted method whose names carry newlines, terminal escapes,
 //     U+2028 and HTML, each running known calls)
+//   | native-exit (libc's exit(11) through P/Invoke) | sigkill (sends itself SIGKILL)
+//   | own-sigterm (handles SIGTERM itself through PosixSignalRegistration, sends it to itself, goes on)
+//   | deep (Deep recursing 100 calls deep, then 42 calls of Counted at the bottom)
+//   | node-limit (Left(22): 8,388,607 calls of Left and Right, each on a path of its own, more than a thread's
+//     node space holds)
+//   | outlive (starts this program as a descendant in mode after-parent, which ends after this process does)
 using System;
 using System.Reflection;
 using System.Reflection.Emit;
@@ -68,6 +74,26 @@ public static class Program
             case "hostile-names":
                 HostileNames();
                 break;
+            case "native-exit":
+                ExitNatively(11);
+                break;
+            case "sigkill":
+                SignalSelfAndWait(9);
+                break;
+            case "own-sigterm":
+                HandleOwnSigterm();
+                break;
+            case "deep":
+                sink += Deep(100);
+                break;
+            case "node-limit":
+                Left(22);
+                break;
+            case "outlive":
+                StartDescendant();
+                break;
+            case "after-parent":
+                return AfterParent(int.Parse(args[1]));
             case "unhandled-on-worker":
                 var w = new Thread(() => Fail());
                 w.Start();
@@ -95,6 +121,77 @@ public static class Program
         Kill(Environment.ProcessId, signal);
         Thread.Sleep(60000);  // the signal ends the program long before this
     }
+
+    [System.Runtime.InteropServices.DllImport("libc", EntryPoint = "exit")]
+    static extern void Exit(int code);
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static void ExitNatively(int code) => Exit(code);
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static void HandleOwnSigterm()
+    {
+        using var handled = new ManualResetEventSlim();
+        using var registration = System.Runtime.InteropServices.PosixSignalRegistration.Create(
+            System.Runtime.InteropServices.PosixSignal.SIGTERM, context => { context.Cancel = true; handled.Set(); });
+        Kill(Environment.ProcessId, 15);
+        handled.Wait();
+        for (int i = 0; i < 42; i++) sink += AfterOwnHandler(i);
+        Console.WriteLine("handled SIGTERM itself");
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static int AfterOwnHandler(int i) => i & 1;
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static int Deep(int n)
+    {
+        if (n > 1) return Deep(n - 1) + 1;
+        for (int i = 0; i < 42; i++) sink += Counted(i);
+        return 1;
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static void Left(int depth)
+    {
+        if (depth == 0) return;
+        Left(depth - 1);
+        Right(depth - 1);
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static void Right(int depth)
+    {
+        if (depth == 0) return;
+        Left(depth - 1);
+        Right(depth - 1);
+    }
+
+    // The descendant's stdin is a pipe only this process writes to: it reads end-of-file once this process is gone.
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static void StartDescendant()
+    {
+        var start = new System.Diagnostics.ProcessStartInfo(Environment.ProcessPath!) { RedirectStandardInput = true };
+        if (!Environment.ProcessPath!.EndsWith("/ExitPaths")) start.ArgumentList.Add(typeof(Program).Assembly.Location);
+        start.ArgumentList.Add("after-parent");
+        start.ArgumentList.Add(Environment.ProcessId.ToString());
+        System.Diagnostics.Process.Start(start);
+    }
+
+    [System.Runtime.InteropServices.DllImport("libc", EntryPoint = "getppid")]
+    static extern int GetParentPid();
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static int AfterParent(int parent)
+    {
+        Console.In.ReadToEnd();
+        for (int i = 0; i < 42; i++) sink += AfterParentEnded(i);
+        Console.WriteLine($"descendant ran on after its parent: {GetParentPid() != parent}");
+        return 6;
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static int AfterParentEnded(int i) => i & 1;
 
     static int cancelKeyPresses;
 

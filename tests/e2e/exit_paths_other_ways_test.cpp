@@ -1,0 +1,122 @@
+// Endings beyond the common ones: exit() from native code, SIGKILL, a program that handles SIGTERM itself, an
+// abort() whose report cannot be written, a descendant that outlives the launched program, and sampled mode with
+// every real-time signal taken (the last two through tests/native/umbra_taken_resources.c).
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+
+#include "e2e_env.h"
+#include "process.h"
+#include "report_query.h"
+
+namespace umbra::testing {
+namespace {
+
+const JsonValue& stats_of(const JsonValue& report) { return *report.find("stats"); }
+
+TEST(ExitPathsOtherWays, ExitFromNativeCodeWritesTheReport) {
+  std::string dir = scratch_dir("other_native_exit");
+  ProcessResult r =
+      run_process(with_app({launcher_path(), "run", "-o", dir + "/r", "--"}, "ExitPaths", {"native-exit"}));
+  EXPECT_EQ(r.exit_code, 11) << r.err;
+  EXPECT_EQ(r.out, "ending by native-exit\n");
+  JsonValue report = load_report(dir + "/r.json");
+  EXPECT_EQ(stats_of(report).find("report_trigger")->as_string(), "exit");
+  EXPECT_FALSE(stats_of(report).find("partial")->as_bool());
+  const JsonValue* main = thread_with_root(report, "ExitPaths.Program.Main");
+  ASSERT_NE(main, nullptr);
+  EXPECT_EQ(total_calls(roots_of(*main), "ExitPaths.Program.Counted"), 42u);
+  EXPECT_EQ(total_calls(roots_of(*main), "ExitPaths.Program.ExitNatively"), 1u);
+}
+
+TEST(ExitPathsOtherWays, SigkillLeavesNoReportAndTheLauncherSaysSo) {
+  std::string dir = scratch_dir("other_sigkill");
+  ProcessResult r = run_process(with_app({launcher_path(), "run", "-o", dir + "/r", "--"}, "ExitPaths", {"sigkill"}));
+  EXPECT_EQ(r.exit_code, 128 + 9);
+  EXPECT_EQ(r.out, "ending by sigkill\n");
+  EXPECT_FALSE(std::filesystem::exists(dir + "/r.json"));
+  EXPECT_NE(r.err.find("umbra: the program was ended by signal 9 (Killed) before a report was written at " + dir +
+                       "/r.*"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("SIGKILL"), std::string::npos) << r.err;
+}
+
+// The program's PosixSignalRegistration cancels SIGTERM and waits until its handler has run: it goes on, and its
+// report comes from its normal return.
+TEST(ExitPathsOtherWays, AProgramsOwnSigtermHandlerKeepsWorking) {
+  std::string dir = scratch_dir("other_own_sigterm");
+  ProcessResult r =
+      run_process(with_app({launcher_path(), "run", "-o", dir + "/r", "--"}, "ExitPaths", {"own-sigterm"}));
+  EXPECT_EQ(r.exit_code, 5) << r.err;
+  EXPECT_EQ(r.out, "ending by own-sigterm\nhandled SIGTERM itself\n");
+  JsonValue report = load_report(dir + "/r.json");
+  EXPECT_EQ(stats_of(report).find("report_trigger")->as_string(), "shutdown");
+  EXPECT_FALSE(stats_of(report).find("partial")->as_bool());
+  const JsonValue* main = thread_with_root(report, "ExitPaths.Program.Main");
+  ASSERT_NE(main, nullptr);
+  EXPECT_EQ(total_calls(roots_of(*main), "ExitPaths.Program.AfterOwnHandler"), 42u);
+}
+
+// abort() while every report file's open() hangs: umbra's handler gives the report 5 s, then lets the runtime's
+// handler end the process as it would have.
+TEST(ExitPathsOtherWays, AbortWaitsAtMostFiveSecondsForTheReport) {
+  std::string dir = scratch_dir("other_abort_hang");
+  auto env = profiler_env(dir + "/r");
+  env["LD_PRELOAD"] = UMBRA_TEST_TAKEN_RESOURCES_LIB;
+  env["UMBRA_HANG_WRITES_DIR"] = dir;
+  auto start = std::chrono::steady_clock::now();
+  ProcessResult r = run_process(app_command("ExitPaths", {"native-abort"}), env, 60);
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(r.exit_code, 134) << r.err;
+  EXPECT_EQ(r.out, "ending by native-abort\n");
+  EXPECT_NE(r.err.find("SIGABRT received: writing a partial report"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/r.json"));
+  EXPECT_GE(seconds, 5.0);
+  EXPECT_LT(seconds, 20.0);
+}
+
+// The launched program starts a descendant and returns; the descendant reads its stdin until that program is gone,
+// then makes 42 known calls. It holds the test's output pipes, so run_process returns once it has ended.
+TEST(ExitPathsOtherWays, ADescendantThatOutlivesTheProgramWritesItsReportWhenItExits) {
+  std::string dir = scratch_dir("other_outlive");
+  ProcessResult r = run_process(with_app({launcher_path(), "run", "-o", dir + "/r", "--"}, "ExitPaths", {"outlive"}));
+  EXPECT_EQ(r.exit_code, 5) << r.err;
+  EXPECT_EQ(r.out, "ending by outlive\nending by after-parent\ndescendant ran on after its parent: True\n");
+  JsonValue parent = load_report(dir + "/r.json");
+  std::vector<std::string> descendants;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    std::string name = entry.path().filename().string();
+    if (name != "r.json" && name.size() > 7 && name.compare(0, 2, "r.") == 0 &&
+        name.compare(name.size() - 5, 5, ".json") == 0)
+      descendants.push_back(entry.path().string());
+  }
+  ASSERT_EQ(descendants.size(), 1u) << r.err;
+  JsonValue child = load_report(descendants[0]);
+  EXPECT_NE(child.find("pid")->as_int(), parent.find("pid")->as_int());
+  EXPECT_EQ(stats_of(child).find("report_trigger")->as_string(), "shutdown");
+  const JsonValue* main = thread_with_root(child, "ExitPaths.Program.Main");
+  ASSERT_NE(main, nullptr);
+  EXPECT_EQ(total_calls(roots_of(*main), "ExitPaths.Program.AfterParentEnded"), 42u);
+}
+
+TEST(ExitPathsOtherWays, SampledModeWithNoFreeRealTimeSignalSaysSoAndSamplesOn) {
+  std::string dir = scratch_dir("other_no_rt_signal");
+  auto env = profiler_env(dir + "/r");
+  env["UMBRA_MODE"] = "sampled";
+  env["LD_PRELOAD"] = UMBRA_TEST_TAKEN_RESOURCES_LIB;
+  env["UMBRA_TAKE_RT_SIGNALS"] = "1";
+  ProcessResult r = run_process(app_command("ExitPaths", {"return"}), env);
+  EXPECT_EQ(r.exit_code, 5) << r.err;
+  EXPECT_EQ(r.out, "ending by return\n");
+  EXPECT_EQ(occurrences(r.err, "umbra: no free real-time signal: native frames above managed code are not captured\n"),
+            1u)
+      << r.err;
+  JsonValue report = load_report(dir + "/r.json");
+  EXPECT_EQ(report.find("mode")->as_string(), "sampled");
+  EXPECT_GT(stats_of(report).find("sampler")->find("ticks")->as_uint(), 0u);
+}
+
+}  // namespace
+}  // namespace umbra::testing

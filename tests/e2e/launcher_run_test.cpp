@@ -1,0 +1,47 @@
+// `umbra run` itself: finding the library (UMBRA_LIBRARY) and saying when there is no report.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "e2e_env.h"
+#include "process.h"
+#include "report_query.h"
+
+namespace umbra::testing {
+namespace {
+
+// A launcher copied away from libumbra.so finds nothing next to itself: it needs UMBRA_LIBRARY, and with it the
+// program is profiled as usual (at the default log level, which says nothing of the mode).
+TEST(LauncherRun, UmbraLibraryFindsALibraryThatIsNotNextToTheLauncher) {
+  std::string dir = scratch_dir("launcher_library");
+  std::filesystem::create_directories(dir + "/bin");
+  const std::string moved = dir + "/bin/umbra";
+  std::filesystem::copy_file(launcher_path(), moved);
+
+  for (const std::string& library : {std::string(kUnset), dir + "/bin/missing.so"}) {
+    ProcessResult lost = run_process({moved, "run", "-o", dir + "/lost", "--", "true"}, {{"UMBRA_LIBRARY", library}});
+    EXPECT_EQ(lost.exit_code, 2) << library;
+    EXPECT_EQ(lost.err, "umbra: cannot find libumbra.so next to " + moved + " (set UMBRA_LIBRARY to its path)\n")
+        << library;
+    EXPECT_FALSE(std::filesystem::exists(dir + "/lost.json"));
+  }
+
+  ProcessResult found = run_process(with_app({moved, "run", "-o", dir + "/r", "--"}, "ExitPaths", {"return"}),
+                                    {{"UMBRA_LIBRARY", library_path()}});
+  ASSERT_EQ(found.exit_code, 5) << found.err;
+  JsonValue report = load_report(dir + "/r.json");
+  const JsonValue* main = thread_with_root(report, "ExitPaths.Program.Main");
+  ASSERT_NE(main, nullptr);
+  EXPECT_EQ(total_calls(roots_of(*main), "ExitPaths.Program.Counted"), 42u);
+  EXPECT_EQ(found.err.find("shadow mode: "), std::string::npos) << "an info line at the default level (warn)";
+}
+
+TEST(LauncherRun, AProgramThatWritesNoReportIsNamedWithThePrefix) {
+  std::string dir = scratch_dir("launcher_no_report");
+  ProcessResult r = run_process({launcher_path(), "run", "-o", dir + "/r", "--", "sh", "-c", "exit 3"});
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.err, "umbra: no report at " + dir + "/r.* (see the messages above)\n");
+}
+
+}  // namespace
+}  // namespace umbra::testing

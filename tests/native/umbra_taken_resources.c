@@ -1,0 +1,65 @@
+/* Preloaded into a profiled program to take from umbra what a real program or system may have taken already:
+     UMBRA_TAKE_RT_SIGNALS=1  every real-time signal above the runtime's own (SIGRTMIN) has a handler at start-up
+     UMBRA_HANG_WRITES_DIR=D  opening a file for writing under D never returns (a writer stuck on a dead mount)
+   open and open64 are intercepted (umbra's writer creates its files with open). */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define EXPORT __attribute__((visibility("default")))
+
+static void ignore_signal(int signo, siginfo_t* info, void* context) {
+  (void)signo;
+  (void)info;
+  (void)context;
+}
+
+__attribute__((constructor)) static void take_rt_signals(void) {
+  const char* take = getenv("UMBRA_TAKE_RT_SIGNALS");
+  if (!take || strcmp(take, "1") != 0) return;
+  for (int sig = SIGRTMIN + 1; sig <= SIGRTMAX; ++sig) {
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_sigaction = ignore_signal;
+    action.sa_flags = SA_SIGINFO;
+    sigaction(sig, &action, NULL);
+  }
+}
+
+static void hang_if_writing_under_dir(const char* path, int flags) {
+  const char* dir = getenv("UMBRA_HANG_WRITES_DIR");
+  size_t n = dir ? strlen(dir) : 0;
+  if ((flags & O_ACCMODE) == O_RDONLY || n == 0 || !path || strncmp(path, dir, n) != 0 || path[n] != '/') return;
+  for (;;) pause();
+}
+
+static mode_t mode_argument(int flags, va_list args) {
+  return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE ? (mode_t)va_arg(args, int) : 0;
+}
+
+EXPORT int open(const char* path, int flags, ...) {
+  static int (*real)(const char*, int, ...);
+  if (!real) real = (int (*)(const char*, int, ...))dlsym(RTLD_NEXT, "open");
+  va_list args;
+  va_start(args, flags);
+  mode_t mode = mode_argument(flags, args);
+  va_end(args);
+  hang_if_writing_under_dir(path, flags);
+  return real(path, flags, mode);
+}
+
+EXPORT int open64(const char* path, int flags, ...) {
+  static int (*real)(const char*, int, ...);
+  if (!real) real = (int (*)(const char*, int, ...))dlsym(RTLD_NEXT, "open64");
+  va_list args;
+  va_start(args, flags);
+  mode_t mode = mode_argument(flags, args);
+  va_end(args);
+  hang_if_writing_under_dir(path, flags);
+  return real(path, flags, mode);
+}
