@@ -13,11 +13,6 @@
 namespace umbra::testing {
 namespace {
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
 // Deep recurses 100 calls deep and calls Counted 42 times at the bottom. With 16 frames a thread, Main and 15 Deep
 // frames are recorded; every call below is counted on the marker where the tree was cut.
 TEST(Limits, MaxDepthCutsTheTreeAndLogLevelInfoSaysMore) {

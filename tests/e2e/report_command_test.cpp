@@ -15,11 +15,6 @@
 namespace umbra::testing {
 namespace {
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
 std::string node(const std::string& name, const char* kind, uint64_t calls, uint64_t total_ns, uint64_t self_ns,
                  const std::string& children = "") {
   return R"({"name":")" + name + R"(","kind":")" + kind + R"(","module":"m.dll","calls":)" + std::to_string(calls) +
