@@ -15,15 +15,24 @@ namespace {
 
 const JsonValue& stats_of(const JsonValue& report) { return *report.find("stats"); }
 
+// ExitPaths ending in `mode` under umbra, its reports at <dir>/r.*.
+ProcessResult run_ending(const std::string& dir, const char* mode) {
+  return run_process(with_app({launcher_path(), "run", "-o", dir + "/r", "--"}, "ExitPaths", {mode}));
+}
+
+// The report was written at `trigger` and covers the whole run.
+void expect_whole_report(const JsonValue& report, const char* trigger) {
+  EXPECT_EQ(stats_of(report).find("report_trigger")->as_string(), trigger);
+  EXPECT_FALSE(stats_of(report).find("partial")->as_bool());
+}
+
 TEST(ExitPathsOtherWays, ExitFromNativeCodeWritesTheReport) {
   std::string dir = scratch_dir("other_native_exit");
-  ProcessResult r =
-      run_process(with_app({launcher_path(), "run", "-o", dir + "/r", "--"}, "ExitPaths", {"native-exit"}));
+  ProcessResult r = run_ending(dir, "native-exit");
   EXPECT_EQ(r.exit_code, 11) << r.err;
   EXPECT_EQ(r.out, "ending by native-exit\n");
   JsonValue report = load_report(dir + "/r.json");
-  EXPECT_EQ(stats_of(report).find("report_trigger")->as_string(), "exit");
-  EXPECT_FALSE(stats_of(report).find("partial")->as_bool());
+  expect_whole_report(report, "exit");
   const JsonValue* main = thread_with_root(report, "ExitPaths.Program.Main");
   ASSERT_NE(main, nullptr);
   EXPECT_EQ(total_calls(roots_of(*main), "ExitPaths.Program.Counted"), 42u);
@@ -32,7 +41,7 @@ TEST(ExitPathsOtherWays, ExitFromNativeCodeWritesTheReport) {
 
 TEST(ExitPathsOtherWays, SigkillLeavesNoReportAndTheLauncherSaysSo) {
   std::string dir = scratch_dir("other_sigkill");
-  ProcessResult r = run_process(with_app({launcher_path(), "run", "-o", dir + "/r", "--"}, "ExitPaths", {"sigkill"}));
+  ProcessResult r = run_ending(dir, "sigkill");
   EXPECT_EQ(r.exit_code, 128 + 9);
   EXPECT_EQ(r.out, "ending by sigkill\n");
   EXPECT_FALSE(std::filesystem::exists(dir + "/r.json"));
@@ -47,13 +56,11 @@ TEST(ExitPathsOtherWays, SigkillLeavesNoReportAndTheLauncherSaysSo) {
 // report comes from its normal return.
 TEST(ExitPathsOtherWays, AProgramsOwnSigtermHandlerKeepsWorking) {
   std::string dir = scratch_dir("other_own_sigterm");
-  ProcessResult r =
-      run_process(with_app({launcher_path(), "run", "-o", dir + "/r", "--"}, "ExitPaths", {"own-sigterm"}));
+  ProcessResult r = run_ending(dir, "own-sigterm");
   EXPECT_EQ(r.exit_code, 5) << r.err;
   EXPECT_EQ(r.out, "ending by own-sigterm\nhandled SIGTERM itself\n");
   JsonValue report = load_report(dir + "/r.json");
-  EXPECT_EQ(stats_of(report).find("report_trigger")->as_string(), "shutdown");
-  EXPECT_FALSE(stats_of(report).find("partial")->as_bool());
+  expect_whole_report(report, "shutdown");
   const JsonValue* main = thread_with_root(report, "ExitPaths.Program.Main");
   ASSERT_NE(main, nullptr);
   EXPECT_EQ(total_calls(roots_of(*main), "ExitPaths.Program.AfterOwnHandler"), 42u);
@@ -81,7 +88,7 @@ TEST(ExitPathsOtherWays, AbortWaitsAtMostFiveSecondsForTheReport) {
 // then makes 42 known calls. It holds the test's output pipes, so run_process returns once it has ended.
 TEST(ExitPathsOtherWays, ADescendantThatOutlivesTheProgramWritesItsReportWhenItExits) {
   std::string dir = scratch_dir("other_outlive");
-  ProcessResult r = run_process(with_app({launcher_path(), "run", "-o", dir + "/r", "--"}, "ExitPaths", {"outlive"}));
+  ProcessResult r = run_ending(dir, "outlive");
   EXPECT_EQ(r.exit_code, 5) << r.err;
   EXPECT_EQ(r.out, "ending by outlive\nending by after-parent\ndescendant ran on after its parent: True\n");
   JsonValue parent = load_report(dir + "/r.json");

@@ -9,6 +9,7 @@
 
 #include "sampler/sampler.h"
 #include "shadow_limits.h"
+#include "fake_thread_enum.h"
 #include "unimplemented_profiler_info.h"
 
 namespace umbra {
@@ -22,10 +23,7 @@ class FakeRuntime final : public testing::UnimplementedProfilerInfo {
   clr::HRESULT SuspendRuntime() override { return clr::S_OK; }
   clr::HRESULT ResumeRuntime() override { return clr::S_OK; }
   clr::HRESULT EnumThreads(clr::ICorProfilerThreadEnum** out) override {
-    enumerator_.ids.clear();
-    for (const auto& [id, stack] : stacks) enumerator_.ids.push_back(id);
-    enumerator_.next = 0;
-    *out = &enumerator_;
+    *out = enumerator_.listing_keys_of(stacks);
     return clr::S_OK;
   }
   clr::HRESULT DoStackSnapshot(clr::ThreadID thread, clr::StackSnapshotCallback* callback, clr::ULONG32,
@@ -36,26 +34,7 @@ class FakeRuntime final : public testing::UnimplementedProfilerInfo {
   clr::HRESULT InitializeCurrentThread() override { return clr::S_OK; }
 
  private:
-  struct Enumerator final : clr::ICorProfilerThreadEnum {
-    std::vector<clr::ThreadID> ids;
-    size_t next = 0;
-    clr::HRESULT QueryInterface(clr::REFIID, void**) override { return clr::E_NOTIMPL; }
-    clr::ULONG AddRef() override { return 1; }
-    clr::ULONG Release() override { return 1; }
-    clr::HRESULT Skip(...) override { return clr::E_NOTIMPL; }
-    clr::HRESULT Reset(...) override { return clr::E_NOTIMPL; }
-    clr::HRESULT Clone(...) override { return clr::E_NOTIMPL; }
-    clr::HRESULT GetCount(clr::ULONG* count) override {
-      *count = clr::ULONG(ids.size());
-      return clr::S_OK;
-    }
-    clr::HRESULT Next(clr::ULONG wanted, clr::ThreadID out[], clr::ULONG* fetched) override {
-      clr::ULONG n = 0;
-      while (n < wanted && next < ids.size()) out[n++] = ids[next++];
-      *fetched = n;
-      return clr::S_OK;
-    }
-  } enumerator_;
+  testing::FakeThreadEnum enumerator_;
 };
 
 size_t count_of(const std::string& text, const std::string& needle) {

@@ -10,6 +10,7 @@
 
 #include "sampler/sampler.h"
 #include "shadow_limits.h"
+#include "fake_thread_enum.h"
 #include "unimplemented_profiler_info.h"
 
 namespace umbra {
@@ -33,28 +34,13 @@ class TimedRuntime final : public testing::UnimplementedProfilerInfo {
   }
   clr::HRESULT ResumeRuntime() override { return clr::S_OK; }
   clr::HRESULT EnumThreads(clr::ICorProfilerThreadEnum** out) override {
-    *out = &no_threads_;
+    *out = no_threads_.listing({});
     return clr::S_OK;
   }
   clr::HRESULT InitializeCurrentThread() override { return clr::S_OK; }
 
  private:
-  struct NoThreads final : clr::ICorProfilerThreadEnum {
-    clr::HRESULT QueryInterface(clr::REFIID, void**) override { return clr::E_NOTIMPL; }
-    clr::ULONG AddRef() override { return 1; }
-    clr::ULONG Release() override { return 1; }
-    clr::HRESULT Skip(...) override { return clr::E_NOTIMPL; }
-    clr::HRESULT Reset(...) override { return clr::E_NOTIMPL; }
-    clr::HRESULT Clone(...) override { return clr::E_NOTIMPL; }
-    clr::HRESULT GetCount(clr::ULONG* count) override {
-      *count = 0;
-      return clr::S_OK;
-    }
-    clr::HRESULT Next(clr::ULONG, clr::ThreadID[], clr::ULONG* fetched) override {
-      *fetched = 0;
-      return clr::S_OK;
-    }
-  } no_threads_;
+  testing::FakeThreadEnum no_threads_;
   std::mutex mutex_;
   std::condition_variable changed_;
   std::vector<Clock::time_point> times_;
