@@ -15,35 +15,40 @@ namespace {
 
 const JsonValue& stats_of(const JsonValue& report) { return *report.find("stats"); }
 
-// ExitPaths ending in `mode` under umbra, its reports at <dir>/r.*.
-ProcessResult run_ending(const std::string& dir, const char* mode) {
-  return run_process(with_app({launcher_path(), "run", "-o", dir + "/r", "--"}, "ExitPaths", {mode}));
+// ExitPaths ending in `mode` under umbra, its reports at <dir>/r.*; the program's exit status and output are
+// what it would give without umbra.
+ProcessResult run_ending(const std::string& dir, const char* mode, int exit_code, const std::string& out) {
+  ProcessResult r = run_process(with_app({launcher_path(), "run", "-o", dir + "/r", "--"}, "ExitPaths", {mode}));
+  EXPECT_EQ(r.exit_code, exit_code) << r.err;
+  EXPECT_EQ(r.out, out);
+  return r;
 }
 
-// The report was written at `trigger` and covers the whole run.
-void expect_whole_report(const JsonValue& report, const char* trigger) {
+// Calls of ExitPaths.Program.<method> under the main thread of `report` (0 if it has none).
+uint64_t calls_under_main(const JsonValue& report, const std::string& method) {
+  const JsonValue* main = thread_with_root(report, "ExitPaths.Program.Main");
+  return main ? total_calls(roots_of(*main), "ExitPaths.Program." + method) : 0;
+}
+
+// The report at `path`, which must have been written at `trigger` and cover the whole run.
+JsonValue load_whole_report(const std::string& path, const char* trigger) {
+  JsonValue report = load_report(path);
   EXPECT_EQ(stats_of(report).find("report_trigger")->as_string(), trigger);
   EXPECT_FALSE(stats_of(report).find("partial")->as_bool());
+  return report;
 }
 
 TEST(ExitPathsOtherWays, ExitFromNativeCodeWritesTheReport) {
   std::string dir = scratch_dir("other_native_exit");
-  ProcessResult r = run_ending(dir, "native-exit");
-  EXPECT_EQ(r.exit_code, 11) << r.err;
-  EXPECT_EQ(r.out, "ending by native-exit\n");
-  JsonValue report = load_report(dir + "/r.json");
-  expect_whole_report(report, "exit");
-  const JsonValue* main = thread_with_root(report, "ExitPaths.Program.Main");
-  ASSERT_NE(main, nullptr);
-  EXPECT_EQ(total_calls(roots_of(*main), "ExitPaths.Program.Counted"), 42u);
-  EXPECT_EQ(total_calls(roots_of(*main), "ExitPaths.Program.ExitNatively"), 1u);
+  ProcessResult r = run_ending(dir, "native-exit", 11, "ending by native-exit\n");
+  JsonValue report = load_whole_report(dir + "/r.json", "exit");
+  EXPECT_EQ(calls_under_main(report, "Counted"), 42u);
+  EXPECT_EQ(calls_under_main(report, "ExitNatively"), 1u);
 }
 
 TEST(ExitPathsOtherWays, SigkillLeavesNoReportAndTheLauncherSaysSo) {
   std::string dir = scratch_dir("other_sigkill");
-  ProcessResult r = run_ending(dir, "sigkill");
-  EXPECT_EQ(r.exit_code, 128 + 9);
-  EXPECT_EQ(r.out, "ending by sigkill\n");
+  ProcessResult r = run_ending(dir, "sigkill", 128 + 9, "ending by sigkill\n");
   EXPECT_FALSE(std::filesystem::exists(dir + "/r.json"));
   EXPECT_NE(r.err.find("umbra: the program was ended by signal 9 (Killed) before a report was written at " + dir +
                        "/r.*"),
@@ -56,14 +61,9 @@ TEST(ExitPathsOtherWays, SigkillLeavesNoReportAndTheLauncherSaysSo) {
 // report comes from its normal return.
 TEST(ExitPathsOtherWays, AProgramsOwnSigtermHandlerKeepsWorking) {
   std::string dir = scratch_dir("other_own_sigterm");
-  ProcessResult r = run_ending(dir, "own-sigterm");
-  EXPECT_EQ(r.exit_code, 5) << r.err;
-  EXPECT_EQ(r.out, "ending by own-sigterm\nhandled SIGTERM itself\n");
-  JsonValue report = load_report(dir + "/r.json");
-  expect_whole_report(report, "shutdown");
-  const JsonValue* main = thread_with_root(report, "ExitPaths.Program.Main");
-  ASSERT_NE(main, nullptr);
-  EXPECT_EQ(total_calls(roots_of(*main), "ExitPaths.Program.AfterOwnHandler"), 42u);
+  ProcessResult r = run_ending(dir, "own-sigterm", 5, "ending by own-sigterm\nhandled SIGTERM itself\n");
+  JsonValue report = load_whole_report(dir + "/r.json", "shutdown");
+  EXPECT_EQ(calls_under_main(report, "AfterOwnHandler"), 42u);
 }
 
 // abort() while every report file's open() hangs: umbra's handler gives the report 5 s, then lets the runtime's
@@ -88,9 +88,8 @@ TEST(ExitPathsOtherWays, AbortWaitsAtMostFiveSecondsForTheReport) {
 // then makes 42 known calls. It holds the test's output pipes, so run_process returns once it has ended.
 TEST(ExitPathsOtherWays, ADescendantThatOutlivesTheProgramWritesItsReportWhenItExits) {
   std::string dir = scratch_dir("other_outlive");
-  ProcessResult r = run_ending(dir, "outlive");
-  EXPECT_EQ(r.exit_code, 5) << r.err;
-  EXPECT_EQ(r.out, "ending by outlive\nending by after-parent\ndescendant ran on after its parent: True\n");
+  ProcessResult r = run_ending(dir, "outlive", 5,
+                               "ending by outlive\nending by after-parent\ndescendant ran on after its parent: True\n");
   JsonValue parent = load_report(dir + "/r.json");
   std::vector<std::string> descendants;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
@@ -103,9 +102,7 @@ TEST(ExitPathsOtherWays, ADescendantThatOutlivesTheProgramWritesItsReportWhenItE
   JsonValue child = load_report(descendants[0]);
   EXPECT_NE(child.find("pid")->as_int(), parent.find("pid")->as_int());
   EXPECT_EQ(stats_of(child).find("report_trigger")->as_string(), "shutdown");
-  const JsonValue* main = thread_with_root(child, "ExitPaths.Program.Main");
-  ASSERT_NE(main, nullptr);
-  EXPECT_EQ(total_calls(roots_of(*main), "ExitPaths.Program.AfterParentEnded"), 42u);
+  EXPECT_EQ(calls_under_main(child, "AfterParentEnded"), 42u);
 }
 
 TEST(ExitPathsOtherWays, SampledModeWithNoFreeRealTimeSignalSaysSoAndSamplesOn) {

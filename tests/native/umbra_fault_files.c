@@ -57,22 +57,10 @@ EXPORT FILE* fopen64(const char* path, const char* mode) {
   return faulty_fopen(path, mode, real);
 }
 
-static mode_t mode_argument(int flags, va_list args) {
-  return (flags & (O_CREAT | O_TMPFILE)) ? (mode_t)va_arg(args, int) : 0;
-}
-
-EXPORT int open(const char* path, int flags, ...) {
-  static int (*real)(const char*, int, ...);
-  if (!real) real = (int (*)(const char*, int, ...))dlsym(RTLD_NEXT, "open");
-  va_list args;
-  va_start(args, flags);
-  mode_t mode = mode_argument(flags, args);
-  va_end(args);
+static int on_open(const char* path, int flags, mode_t mode, int (*real)(const char*, int, ...)) {
   return faulty_open(path, flags, mode, real);
 }
-
-/* On x86-64 open64 is open (no large-file flag is needed): one interception serves both names. */
-EXPORT int open64(const char* path, int flags, ...) __attribute__((alias("open")));
+#include "interposed_open.h"
 
 EXPORT ssize_t write(int fd, const void* data, size_t size) {
   static ssize_t (*real)(int, const void*, size_t);
