@@ -2,7 +2,9 @@
 """umbra's benchmarks in one run: every variant of a measurement alternates with the others, each measured
 `runs` times, and the medians and ratios replace the generated part of bench/RESULTS.md.
 
-Usage (through tools/bench.sh, which builds first): bench/run_bench.py BUILD_DIR [--runs N] [--quick]
+Usage (through tools/bench.sh, which builds first): bench/run_bench.py BUILD_DIR [--runs N] [--quick] [--only LIST]
+--only runs some sections (e.g. --only real) and prints their tables without touching bench/RESULTS.md, whose
+generated part always comes from one run of every section.
 """
 import argparse
 import json
@@ -25,11 +27,11 @@ class Bench:
         self.build, self.runs, self.quick = os.path.abspath(build), runs, quick
         self.umbra = os.path.join(build, "umbra")
         self.tmp = tempfile.mkdtemp(prefix="umbra-bench-")
-        self.dlls = {name: self.build_program(name) for name in ("CallLoop", "Spinners", "Startup", "NettraceCount")}
+        self.dlls = Programs(self)
 
-    def build_program(self, name):
+    def build_program(self, name, folder=os.path.join(ROOT, "bench")):
         out = os.path.join(self.build, "bench", name)
-        subprocess.run(["dotnet", "build", os.path.join(ROOT, "bench", name, name + ".csproj"), "-c", "Release",
+        subprocess.run(["dotnet", "build", os.path.join(folder, name, name + ".csproj"), "-c", "Release",
                         "--nologo", "-v", "quiet", "-o", out,
                         f"-p:BaseIntermediateOutputPath={self.build}/bench/obj-{name}/"],
                        check=True, stdout=subprocess.DEVNULL)
@@ -64,6 +66,18 @@ class Bench:
                 results[name].append(value)
                 print(f"  round {round_index} {name}: {value:.3f}", file=sys.stderr)
         return {name: statistics.median(values) for name, values in results.items()}, results
+
+
+class Programs(dict):
+    """bench/NAME's built dll by name, built on first use: a run of some sections builds only the programs they run."""
+
+    def __init__(self, bench):
+        super().__init__()
+        self.bench = bench
+
+    def __missing__(self, name):
+        self[name] = self.bench.build_program(name)
+        return self[name]
 
 
 def number_from(out, key):
@@ -242,42 +256,47 @@ def goal(ok):
     return "met" if ok else "**not met**"
 
 
-def render(b, calls, sampling_cost, slow, mem, start, scale, micro_rows):
-    none = calls["none"]
-    elt3 = calls["elt3 umbra"]
-    lines = [BEGIN, "",
-             f"Measured {time.strftime('%Y-%m-%d')} by `tools/bench.sh` on {machine()}; medians of {b.runs} runs, "
-             "variants alternated within each round.", ""]
+def render_calls(calls, sampling_cost):
+    lines = []
+    if calls:
+        none = calls["none"]
+        elt3 = calls["elt3 umbra"]
+        lines += ["### ns per managed call (bench/CallLoop: a loop calling a tiny non-inlined method)", "",
+                  "| variant | ns/call | added over none | x none |", "|---|---:|---:|---:|"]
+        for name, v in calls.items():
+            lines.append(f"| {name} | {v:.2f} | {v - none:+.2f} | {v / none:.1f} |")
+        floor3, floor2 = calls["elt3 floor (hooks return at once)"], calls["elt2 floor"]
+        lines += ["",
+                  f"- Goal: shadow mode adds at most 25 ns per call: ELT3 adds {elt3 - none:.2f} ns ({goal(elt3 - none <= 25)}); "
+                  f"the default (with snapshots) adds {calls['elt3 umbra, default (sampling 100 Hz, snapshots 10 Hz)'] - none:.2f} ns; "
+                  f"ELT2 with snapshots enabled (the runtime's slow path) adds "
+                  f"{calls['elt2 umbra, default (slow path)'] - none:.2f} ns.",
+                  f"- Goal: umbra's work within 15% of the family's do-nothing floor: ELT3 {elt3:.2f} vs floor {floor3:.2f} "
+                  f"= {100 * (elt3 / floor3 - 1):.0f}% above ({goal(elt3 <= 1.15 * floor3)}); "
+                  f"ELT2 {calls['elt2 umbra']:.2f} vs {floor2:.2f} = {100 * (calls['elt2 umbra'] / floor2 - 1):.0f}% above "
+                  f"({goal(calls['elt2 umbra'] <= 1.15 * floor2)})."]
+    if sampling_cost:
+        in_table = ""
+        if calls:
+            sampling, elt3 = calls["elt3 umbra + shadow sampling 1 kHz"], calls["elt3 umbra"]
+            in_table = f"in the table {sampling:.2f} vs {elt3:.2f} ns/call = {100 * (sampling / elt3 - 1):+.1f}%; "
+        lines.append(f"- Goal: shadow sampling at 1 kHz adds at most 1%: {in_table}measured alone "
+                     f"({sampling_cost['calls']:,} calls, {sampling_cost['rounds']} "
+                     f"alternated rounds) {sampling_cost['medians']['shadow sampling 1 kHz']:.2f} vs "
+                     f"{sampling_cost['medians']['hooks alone']:.2f} ns/call, median ratio of the rounds "
+                     f"{100 * (sampling_cost['ratio'] - 1):+.1f}% ({goal(sampling_cost['ratio'] <= 1.01)}).")
+    return lines + [""]
 
-    lines += ["### ns per managed call (bench/CallLoop: a loop calling a tiny non-inlined method)", "",
-              "| variant | ns/call | added over none | x none |", "|---|---:|---:|---:|"]
-    for name, v in calls.items():
-        lines.append(f"| {name} | {v:.2f} | {v - none:+.2f} | {v / none:.1f} |")
-    floor3, floor2 = calls["elt3 floor (hooks return at once)"], calls["elt2 floor"]
-    sampling = calls["elt3 umbra + shadow sampling 1 kHz"]
-    lines += ["",
-              f"- Goal: shadow mode adds at most 25 ns per call: ELT3 adds {elt3 - none:.2f} ns ({goal(elt3 - none <= 25)}); "
-              f"the default (with snapshots) adds {calls['elt3 umbra, default (sampling 100 Hz, snapshots 10 Hz)'] - none:.2f} ns; "
-              f"ELT2 with snapshots enabled (the runtime's slow path) adds "
-              f"{calls['elt2 umbra, default (slow path)'] - none:.2f} ns.",
-              f"- Goal: umbra's work within 15% of the family's do-nothing floor: ELT3 {elt3:.2f} vs floor {floor3:.2f} "
-              f"= {100 * (elt3 / floor3 - 1):.0f}% above ({goal(elt3 <= 1.15 * floor3)}); "
-              f"ELT2 {calls['elt2 umbra']:.2f} vs {floor2:.2f} = {100 * (calls['elt2 umbra'] / floor2 - 1):.0f}% above "
-              f"({goal(calls['elt2 umbra'] <= 1.15 * floor2)}).",
-              f"- Goal: shadow sampling at 1 kHz adds at most 1%: in the table {sampling:.2f} vs {elt3:.2f} ns/call = "
-              f"{100 * (sampling / elt3 - 1):+.1f}%; measured alone ({sampling_cost['calls']:,} calls, {sampling_cost['rounds']} "
-              f"alternated rounds) {sampling_cost['medians']['shadow sampling 1 kHz']:.2f} vs "
-              f"{sampling_cost['medians']['hooks alone']:.2f} ns/call, median ratio of the rounds "
-              f"{100 * (sampling_cost['ratio'] - 1):+.1f}% ({goal(sampling_cost['ratio'] <= 1.01)}).", ""]
 
+def render_slowdown(slow):
     slow, rates, sampler_cpu = slow
     base = slow["none"]
-    lines += ["### Slowdown of a CPU-bound 2-thread program (bench/Spinners 2 threads)", "",
-              "Ticks per second as achieved (umbra's report; for EventPipe, the samples of its most sampled thread in "
-              "the trace, counted by bench/NettraceCount); the program's time lost per tick is the slowdown divided by "
-              "the ticks taken while it ran; umbra's sampler thread's own CPU time per tick is `stats.sampler.cpu_ns_per_tick`.",
-              "", "| variant | elapsed ms | slowdown | ticks/s | µs lost per tick | sampler CPU µs per tick |",
-              "|---|---:|---:|---:|---:|---:|"]
+    lines = ["### Slowdown of a CPU-bound 2-thread program (bench/Spinners 2 threads)", "",
+             "Ticks per second as achieved (umbra's report; for EventPipe, the samples of its most sampled thread in "
+             "the trace, counted by bench/NettraceCount); the program's time lost per tick is the slowdown divided by "
+             "the ticks taken while it ran; umbra's sampler thread's own CPU time per tick is `stats.sampler.cpu_ns_per_tick`.",
+             "", "| variant | elapsed ms | slowdown | ticks/s | µs lost per tick | sampler CPU µs per tick |",
+             "|---|---:|---:|---:|---:|---:|"]
     per_tick = {}
     for name, v in slow.items():
         rate = rates.get(name)
@@ -289,44 +308,74 @@ def render(b, calls, sampling_cost, slow, mem, start, scale, micro_rows):
                      f"| {cpu} |")
     s100, s1k, ep = slow["umbra sampled 100 Hz"], slow["umbra sampled 1 kHz"], slow["EventPipe SampleProfiler 1 kHz"]
     u_tick, ep_tick = per_tick["umbra sampled 1 kHz"], per_tick["EventPipe SampleProfiler 1 kHz"]
-    lines += ["",
-              f"- Goal: sampled mode at most 2% slower at 100 Hz: {100 * (s100 / base - 1):+.1f}% ({goal(s100 <= 1.02 * base)}).",
-              f"- Goal: less slowdown than EventPipe's sampler at 1 kHz: umbra {100 * (s1k / base - 1):+.1f}% at "
-              f"{rates['umbra sampled 1 kHz']:.0f} ticks/s vs EventPipe {100 * (ep / base - 1):+.1f}% at "
-              f"{rates['EventPipe SampleProfiler 1 kHz']:.0f} ticks/s ({goal(s1k < ep)}); per tick, umbra {u_tick:.0f} µs "
-              f"vs EventPipe {ep_tick:.0f} µs ({'umbra cheaper' if u_tick < ep_tick else 'EventPipe cheaper'}).", ""]
+    return lines + [
+        "",
+        f"- Goal: sampled mode at most 2% slower at 100 Hz: {100 * (s100 / base - 1):+.1f}% ({goal(s100 <= 1.02 * base)}).",
+        f"- Goal: less slowdown than EventPipe's sampler at 1 kHz: umbra {100 * (s1k / base - 1):+.1f}% at "
+        f"{rates['umbra sampled 1 kHz']:.0f} ticks/s vs EventPipe {100 * (ep / base - 1):+.1f}% at "
+        f"{rates['EventPipe SampleProfiler 1 kHz']:.0f} ticks/s ({goal(s1k < ep)}); per tick, umbra {u_tick:.0f} µs "
+        f"vs EventPipe {ep_tick:.0f} µs ({'umbra cheaper' if u_tick < ep_tick else 'EventPipe cheaper'}).", ""]
 
-    lines += ["### Memory (peak RSS of bench/Spinners with 1, 16 and 64 threads, depth 10)", "",
-              "| mode | 1 thread MiB | 16 threads MiB | 64 threads MiB | KiB per extra thread | umbra's KiB per thread |",
-              "|---|---:|---:|---:|---:|---:|"]
+
+def render_memory(mem):
+    lines = ["### Memory (peak RSS of bench/Spinners with 1, 16 and 64 threads, depth 10)", "",
+             "| mode | 1 thread MiB | 16 threads MiB | 64 threads MiB | KiB per extra thread | umbra's KiB per thread |",
+             "|---|---:|---:|---:|---:|---:|"]
     per_thread_none = (mem["none"][64] - mem["none"][1]) / 63
     for mode, rss in mem.items():
         per_thread = (rss[64] - rss[1]) / 63
         lines.append(f"| {mode} | {rss[1] / 1024:.1f} | {rss[16] / 1024:.1f} | {rss[64] / 1024:.1f} | "
                      f"{per_thread:.0f} | {per_thread - per_thread_none:.0f} |")
-    lines.append("")
+    return lines + [""]
 
-    lines += ["### Start-up (bench/Startup: collections, LINQ, formatting, a task; wall time of the whole process)", "",
-              "| variant | ms |", "|---|---:|"]
+
+def render_startup(start):
+    lines = ["### Start-up (bench/Startup: collections, LINQ, formatting, a task; wall time of the whole process)", "",
+             "| variant | ms |", "|---|---:|"]
     for name, v in start.items():
         lines.append(f"| {name} | {v:.0f} |")
-    lines.append("")
+    return lines + [""]
 
-    lines += ["### Scaling with threads and stack depth (bench/Spinners; sampler's own statistics, means per tick)", "",
-              "| threads | depth | sampled: tick µs | sampled: suspended µs | shadow: sample µs | shadow: reconcile µs "
-              "| shadow: SuspendRuntime wait µs | unexplained |",
-              "|---:|---:|---:|---:|---:|---:|---:|---:|"]
+
+def render_scaling(scale):
+    lines = ["### Scaling with threads and stack depth (bench/Spinners; sampler's own statistics, means per tick)", "",
+             "| threads | depth | sampled: tick µs | sampled: suspended µs | shadow: sample µs | shadow: reconcile µs "
+             "| shadow: SuspendRuntime wait µs | unexplained |",
+             "|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in scale:
         lines.append(f"| {r['threads']} | {r['depth']} | {r['sampled_tick_us']:.0f} | {r['sampled_suspended_us']:.0f} | "
                      f"{r['shadow_sample_us']:.1f} | {r['reconcile_us']:.0f} | {r['suspend_wait_us']:.0f} | "
                      f"{r['unexplained']} |")
-    lines.append("")
+    return lines + [""]
 
-    lines += ["### Hot paths in isolation (bench/micro, Google Benchmark)", "", "| benchmark | ns |", "|---|---:|"]
+
+def render_micro(micro_rows):
+    lines = ["### Hot paths in isolation (bench/micro, Google Benchmark)", "", "| benchmark | ns |", "|---|---:|"]
     for name, ns in micro_rows:
         lines.append(f"| {name} | {ns:.2f} |")
-    lines += ["", END]
-    return "\n".join(lines)
+    return lines + [""]
+
+
+# Each section: its name for --only, what measures it, what renders it (in this order in the table).
+SECTIONS = [
+    ("calls", call_overhead, lambda s: render_calls(s["calls"], s.get("sampling"))),
+    ("sampling", shadow_sampling, lambda s: [] if "calls" in s else render_calls(None, s["sampling"])),
+    ("slow", slowdown, lambda s: render_slowdown(s["slow"])),
+    ("mem", memory, lambda s: render_memory(s["mem"])),
+    ("start", startup, lambda s: render_startup(s["start"])),
+    ("scale", scaling, lambda s: render_scaling(s["scale"])),
+    ("micro", micro, lambda s: render_micro(s["micro"])),
+]
+
+
+def render(b, sections):
+    lines = [BEGIN, "",
+             f"Measured {time.strftime('%Y-%m-%d')} by `tools/bench.sh` on {machine()}; medians of {b.runs} runs, "
+             "variants alternated within each round.", ""]
+    for name, _, render_section in SECTIONS:
+        if name in sections:
+            lines += render_section(sections)
+    return "\n".join(lines + [END])
 
 
 def main():
@@ -334,16 +383,26 @@ def main():
     parser.add_argument("build")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--quick", action="store_true", help="smaller workloads, for a smoke run")
+    parser.add_argument("--only", help="comma-separated sections to run (of: " + ", ".join(n for n, _, _ in SECTIONS)
+                        + "); their tables are printed and bench/RESULTS.md is left as it is")
     parser.add_argument("--results", default=os.path.join(ROOT, "bench", "RESULTS.md"))
     args = parser.parse_args()
+    names = [n for n, _, _ in SECTIONS]
+    only = args.only.split(",") if args.only else names
+    unknown = [n for n in only if n not in names]
+    if unknown:
+        parser.error(f"unknown sections {', '.join(unknown)}; known: {', '.join(names)}")
     b = Bench(args.build, args.runs, args.quick)
     sections = {}
-    for name, fn in (("calls", call_overhead), ("sampling", shadow_sampling), ("slow", slowdown), ("mem", memory),
-                     ("start", startup), ("scale", scaling), ("micro", micro)):
-        print(f"== {name}", file=sys.stderr)
-        sections[name] = fn(b)
-    generated = render(b, sections["calls"], sections["sampling"], sections["slow"], sections["mem"], sections["start"],
-                       sections["scale"], sections["micro"])
+    for name, fn, _ in SECTIONS:
+        if name in only:
+            print(f"== {name}", file=sys.stderr)
+            sections[name] = fn(b)
+    generated = render(b, sections)
+    if args.only:
+        # Some sections only: RESULTS.md's generated part stays the output of one complete run.
+        print(generated)
+        return
     text = open(args.results).read() if os.path.exists(args.results) else f"# Benchmark results\n\n{BEGIN}\n{END}\n"
     if BEGIN in text and END in text:
         text = text[:text.index(BEGIN)] + generated + text[text.index(END) + len(END):]
