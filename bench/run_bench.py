@@ -11,6 +11,8 @@ import json
 import os
 import platform
 import re
+import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -20,6 +22,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BEGIN, END = "<!-- tools/bench.sh: begin -->", "<!-- tools/bench.sh: end -->"
+FLOOR = "ELT3 floor (hooks return at once)"  # the real programs' baseline: what any ELT3 profiler pays
 
 
 class Bench:
@@ -52,20 +55,25 @@ class Bench:
             rss = int(f.read().split()[-1])
         return p.stdout, wall, rss
 
+    def umbra_argv(self, options, argv, prefix):
+        return [self.umbra, "run", "-o", prefix, "--format", "json"] + options + ["--"] + argv
+
     def umbra_run(self, options, program, env=None, report="r"):
         prefix = os.path.join(self.tmp, report)
-        argv = [self.umbra, "run", "-o", prefix, "--format", "json"] + options + ["--", "dotnet"] + program
-        return self.run(argv, env) + (prefix + ".json",)
+        return self.run(self.umbra_argv(options, ["dotnet"] + program, prefix), env) + (prefix + ".json",)
 
     def alternate(self, variants, measure, rounds=None):
-        """variants: name -> callable returning one number; measured round-robin, `runs` rounds unless told."""
+        """variants: name -> what `measure` takes, which returns one number or a dict of them (a median each);
+        measured round-robin, `runs` rounds unless told."""
         results = {name: [] for name in variants}
         for round_index in range(rounds or self.runs):
             for name, fn in variants.items():
                 value = measure(fn)
                 results[name].append(value)
-                print(f"  round {round_index} {name}: {value:.3f}", file=sys.stderr)
-        return {name: statistics.median(values) for name, values in results.items()}, results
+                shown = (", ".join(f"{k} {v:.3f}" for k, v in value.items()) if isinstance(value, dict)
+                         else f"{value:.3f}")
+                print(f"  round {round_index} {name}: {shown}", file=sys.stderr)
+        return {name: median_of(values) for name, values in results.items()}, results
 
 
 class Programs(dict):
@@ -80,8 +88,14 @@ class Programs(dict):
         return self[name]
 
 
+def median_of(values):
+    if isinstance(values[0], dict):
+        return {key: statistics.median(v[key] for v in values) for key in values[0]}
+    return statistics.median(values)
+
+
 def number_from(out, key):
-    m = re.search(rf"^{key}=([0-9.]+)", out, re.M)
+    m = re.search(rf"(?:^|\s){key}=([0-9.]+)", out, re.M)
     if not m:
         raise RuntimeError(f"no {key}= in output: {out!r}")
     return float(m.group(1))
@@ -139,13 +153,18 @@ def shadow_sampling(b):
     return {"medians": medians, "ratio": statistics.median(ratios), "rounds": len(ratios), "calls": int(loop[1])}
 
 
+def eventpipe_env(trace):
+    """The runtime's own sampler (1 kHz), written to `trace` ({pid} in it stands for each process's id)."""
+    return {"DOTNET_EnableEventPipe": "1", "DOTNET_EventPipeOutputPath": trace,
+            "DOTNET_EventPipeConfig": "Microsoft-DotNETCore-SampleProfiler:0:5"}
+
+
 def slowdown(b):
     # Runs of a few seconds: the spread between runs on a shared 2-core machine is several percent.
     units = "50000" if b.quick else "600000"
     spin = [b.dlls["Spinners"], "2", units]
     trace = os.path.join(b.tmp, "trace.nettrace")
-    eventpipe = {"DOTNET_EnableEventPipe": "1", "DOTNET_EventPipeOutputPath": trace,
-                 "DOTNET_EventPipeConfig": "Microsoft-DotNETCore-SampleProfiler:0:5"}
+    eventpipe = eventpipe_env(trace)
     rates = {}  # ticks per second as achieved, by variant
     sampler_cpu = {}  # umbra's sampler thread: CPU µs per tick
 
@@ -207,6 +226,111 @@ def startup(b):
     }
     medians, _ = b.alternate(variants, lambda fn: fn() * 1000)
     return medians
+
+
+def real_variants(trace):
+    """The ways each real program runs: name -> (umbra run's options, or None for no profiler; environment).
+    `trace`: EventPipe's output path."""
+    return {
+        "none": (None, {}),
+        "none, DOTNET_ReadyToRun=0": (None, {"DOTNET_ReadyToRun": "0"}),
+        # Hooks that return at once, no snapshots, no sampling: the framework JIT-compiled, nothing inlined, and a
+        # call at each enter and leave, as for umbra shadow. umbra's own cost is what it adds to this.
+        FLOOR: (["--reconcile-ms", "0", "--interval-ms", "60000"], {"UMBRA_BENCH_NOOP_HOOKS": "1"}),
+        "umbra shadow (default)": ([], {}),
+        "umbra sampled 100 Hz": (["--mode", "sampled", "--interval-ms", "10"], {}),
+        "EventPipe SampleProfiler 1 kHz": (None, eventpipe_env(trace)),
+    }
+
+
+def dotnet_build(b):
+    """`dotnet build` of a small project (tests/apps/BuildMe): MSBuild runs in the dotnet process and starts the C#
+    compiler as a process of its own; a profiler is loaded into both."""
+    project = os.path.join(b.tmp, "BuildMe")
+    os.makedirs(project)
+    for name in ("BuildMe.csproj", "Program.cs"):
+        shutil.copy(os.path.join(ROOT, "tests", "apps", "BuildMe", name + ".in"), os.path.join(project, name))
+    # Restored once, untimed; the builds find its output in obj/ and restore nothing.
+    subprocess.run(["dotnet", "restore", project, "--nologo", "-v", "quiet"], check=True, stdout=subprocess.DEVNULL)
+    out = os.path.join(b.tmp, "BuildMe-out")
+    # No build servers: they would outlive the build, and the next build would find them warm.
+    build = ["dotnet", "build", project, "--no-restore", "-c", "Release", "-nodeReuse:false",
+             "-p:UseSharedCompilation=false", "--nologo", "-v", "q", "-o", out]
+    reports = os.path.join(b.tmp, "build-reports")
+
+    def measure(variant):
+        options, env = variant
+        # Every build compiles: what the last one made is gone (restore's output in obj/ stays).
+        for made in (os.path.join(project, "obj", "Release"), os.path.join(project, "bin"), out, reports):
+            shutil.rmtree(made, ignore_errors=True)
+        os.makedirs(reports)
+        argv = build if options is None else b.umbra_argv(options, build, os.path.join(reports, "r"))
+        stdout, wall, rss = b.run(argv, env)
+        elapsed = re.search(r"Time Elapsed (\d+):(\d+):([0-9.]+)", stdout)
+        if not elapsed:
+            raise RuntimeError(f"no Time Elapsed in the build's output: {stdout!r}")
+        hours, minutes, seconds = elapsed.groups()
+        result = {"in_run_s": int(hours) * 3600 + int(minutes) * 60 + float(seconds), "whole_s": wall,
+                  "rss_mib": rss / 1024}
+        written = [os.path.join(reports, f) for f in os.listdir(reports) if f.endswith((".json", ".nettrace"))]
+        if options is not None or "DOTNET_EnableEventPipe" in env:
+            # One report per process: a profiler missing from either would flatter it.
+            if len(written) < 2:
+                raise RuntimeError(f"{len(written)} reports from MSBuild and the compiler: {written}")
+            result["report_mb"] = sum(os.path.getsize(f) for f in written) / 1e6
+        return result
+
+    b.run(build)  # untimed: the first build after the restore still reads much of the SDK from disk
+    medians, _ = b.alternate(real_variants(os.path.join(reports, "trace.{pid}.nettrace")), measure)
+    return medians
+
+
+def web_api(b):
+    """The ASP.NET Core minimal API (tests/apps/WebApi) under the load client (tests/apps/LoadClient), which is never
+    profiled: 8 connections sending requests back to back."""
+    apps = os.path.join(ROOT, "tests", "apps")
+    server, client = b.build_program("WebApi", apps), b.build_program("LoadClient", apps)
+    seconds, connections = (4 if b.quick else 10), 8
+    work = os.path.join(b.tmp, "web")
+
+    def measure(variant):
+        options, env = variant
+        shutil.rmtree(work, ignore_errors=True)
+        os.makedirs(work)
+        address_file = os.path.join(work, "address")
+        argv = ["dotnet", server, address_file]
+        if options is not None:
+            argv = b.umbra_argv(options, argv, os.path.join(work, "r"))
+        # A session of its own: if the server hangs, it and the program umbra run started end together.
+        p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=dict(os.environ, **env),
+                             text=True, start_new_session=True)
+        try:
+            deadline = time.monotonic() + 120
+            while not os.path.exists(address_file):
+                if p.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"the web API never said where it listens: {' '.join(argv)}")
+                time.sleep(0.05)
+            with open(address_file) as f:
+                address = f.read().strip()
+            load = b.run(["dotnet", client, address, str(seconds), str(connections)])[0]
+            served = p.communicate(timeout=300)[0]  # the client's last request shuts the server down
+        finally:
+            if p.poll() is None:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait()
+        served_count = re.search(r"^served (\d+)$", served, re.M)
+        if (p.returncode != 0 or number_from(load, "failures") != 0 or not served_count
+                or int(served_count.group(1)) != number_from(load, "requests")):
+            raise RuntimeError(f"the web API failed (exit {p.returncode}): client {load!r}, server {served!r}")
+        report = (os.path.join(work, "r.json") if options is not None
+                  else env.get("DOTNET_EventPipeOutputPath"))
+        if report and not os.path.exists(report):
+            raise RuntimeError(f"no {report} from {' '.join(argv)}")
+        return {"rps": number_from(load, "rps"), "p50_ms": number_from(load, "p50_ms"),
+                "p99_ms": number_from(load, "p99_ms")}
+
+    medians, _ = b.alternate(real_variants(os.path.join(work, "trace.nettrace")), measure)
+    return {"medians": medians, "seconds": seconds, "connections": connections}
 
 
 def scaling(b):
@@ -337,6 +461,44 @@ def render_startup(start):
     return lines + [""]
 
 
+def render_build(build):
+    floor = build[FLOOR]
+    lines = ["### A real program: `dotnet build` of a small project (tests/apps/BuildMe)", "",
+             "MSBuild runs in the dotnet process and starts the C# compiler as a process of its own; a profiler is in "
+             "both, each writing its own report. Restored once before; each build starts from a project without "
+             "build output, so every build compiles. In-run: MSBuild's `Time Elapsed`; whole process: `dotnet build` "
+             "from start to exit, reports written; peak RSS: its largest process's; report: the JSON reports of both "
+             "processes (for EventPipe, both .nettrace files). x floor: the time over the ELT3 floor's (lower is "
+             "better).", "",
+             "| variant | in-run s | x floor | whole process s | x floor | peak RSS MiB | report MB |",
+             "|---|---:|---:|---:|---:|---:|---:|"]
+    for name, v in build.items():
+        report = f"{v['report_mb']:.3g}" if "report_mb" in v else "-"  # the floor's reports are a few kB
+        lines.append(f"| {name} | {v['in_run_s']:.2f} | {v['in_run_s'] / floor['in_run_s']:.2f} | {v['whole_s']:.2f} "
+                     f"| {v['whole_s'] / floor['whole_s']:.2f} | {v['rss_mib']:.0f} | {report} |")
+    shadow = build["umbra shadow (default)"]
+    in_run, whole = shadow["in_run_s"] / floor["in_run_s"], shadow["whole_s"] / floor["whole_s"]
+    return lines + [
+        "",
+        f"- Goal: umbra shadow's build at most 1.25x the floor's time in-run: {in_run:.2f}x ({goal(in_run <= 1.25)}); "
+        f"whole process at most 1.4x: {whole:.2f}x ({goal(whole <= 1.4)}).", ""]
+
+
+def render_web(web):
+    rows, floor = web["medians"], web["medians"][FLOOR]
+    lines = ["### A real program: a web API under load (tests/apps/WebApi, tests/apps/LoadClient)", "",
+             f"An ASP.NET Core minimal API on 127.0.0.1 serving a load client that keeps {web['connections']} "
+             f"connections busy for {web['seconds']} s a round; only the server is profiled. x floor: requests per "
+             "second over the ELT3 floor's (higher is better: below 1 serves fewer than the floor).", "",
+             "| variant | requests/s | x floor (higher is better) | p50 ms | p99 ms |", "|---|---:|---:|---:|---:|"]
+    for name, v in rows.items():
+        lines.append(f"| {name} | {v['rps']:.0f} | {v['rps'] / floor['rps']:.2f} | {v['p50_ms']:.2f} "
+                     f"| {v['p99_ms']:.2f} |")
+    shadow = rows["umbra shadow (default)"]["rps"] / floor["rps"]
+    return lines + ["", f"- Goal: umbra shadow serves at least 0.8x the floor's requests per second: {shadow:.2f}x "
+                        f"({goal(shadow >= 0.8)}).", ""]
+
+
 def render_scaling(scale):
     lines = ["### Scaling with threads and stack depth (bench/Spinners; sampler's own statistics, means per tick)", "",
              "| threads | depth | sampled: tick µs | sampled: suspended µs | shadow: sample µs | shadow: reconcile µs "
@@ -356,6 +518,8 @@ def render_micro(micro_rows):
     return lines + [""]
 
 
+ALIASES = {"real": ["build", "web"]}  # names for --only that stand for several sections
+
 # Each section: its name for --only, what measures it, what renders it (in this order in the table).
 SECTIONS = [
     ("calls", call_overhead, lambda s: render_calls(s["calls"], s.get("sampling"))),
@@ -363,6 +527,8 @@ SECTIONS = [
     ("slow", slowdown, lambda s: render_slowdown(s["slow"])),
     ("mem", memory, lambda s: render_memory(s["mem"])),
     ("start", startup, lambda s: render_startup(s["start"])),
+    ("build", dotnet_build, lambda s: render_build(s["build"])),
+    ("web", web_api, lambda s: render_web(s["web"])),
     ("scale", scaling, lambda s: render_scaling(s["scale"])),
     ("micro", micro, lambda s: render_micro(s["micro"])),
 ]
@@ -384,14 +550,14 @@ def main():
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--quick", action="store_true", help="smaller workloads, for a smoke run")
     parser.add_argument("--only", help="comma-separated sections to run (of: " + ", ".join(n for n, _, _ in SECTIONS)
-                        + "); their tables are printed and bench/RESULTS.md is left as it is")
+                        + "; real = build,web); their tables are printed and bench/RESULTS.md is left as it is")
     parser.add_argument("--results", default=os.path.join(ROOT, "bench", "RESULTS.md"))
     args = parser.parse_args()
     names = [n for n, _, _ in SECTIONS]
-    only = args.only.split(",") if args.only else names
+    only = [n for a in args.only.split(",") for n in ALIASES.get(a, [a])] if args.only else names
     unknown = [n for n in only if n not in names]
     if unknown:
-        parser.error(f"unknown sections {', '.join(unknown)}; known: {', '.join(names)}")
+        parser.error(f"unknown sections {', '.join(unknown)}; known: {', '.join(names + list(ALIASES))}")
     b = Bench(args.build, args.runs, args.quick)
     sections = {}
     for name, fn, _ in SECTIONS:
