@@ -11,7 +11,8 @@ ThreadShadow::ThreadShadow(const ShadowLimits& limits)
       capacity_(uint32_t(frames_region_.size() / sizeof(ShadowFrame))),
       current_(&root_),
       next_node_(static_cast<char*>(nodes_region_.data())),
-      nodes_end_(next_node_ + nodes_region_.size()) {
+      nodes_end_(next_node_ + nodes_region_.size()),
+      index_(&root_, reinterpret_cast<const CallNode*>(next_node_), nodes_region_.size() / sizeof(CallNode)) {
   // The collector for a full tree is the first node, so it always exists (or is the root if nothing was mapped).
   tree_full_node_ = &root_;
   if (nodes_end_ - next_node_ >= static_cast<ptrdiff_t>(sizeof(CallNode))) {
@@ -22,13 +23,30 @@ ThreadShadow::ThreadShadow(const ShadowLimits& limits)
   }
 }
 
+namespace {
+// A node with more children than this finds them through the thread's ChildIndex (bench/RESULTS.md, wide trees).
+constexpr uint32_t kListedChildren = 4;
+}  // namespace
+
+CallNode* ThreadShadow::find_among_siblings(const CallNode* parent, clr::FunctionID function) {
+  uint64_t steps = 0;
+  CallNode* c = parent->first_child.load(std::memory_order_relaxed);
+  for (; c && c->function != function; c = c->next_sibling) ++steps;
+  sibling_steps_.add(steps);
+  return c;
+}
+
 CallNode* ThreadShadow::child_of(CallNode* parent, clr::FunctionID function) {
-  for (CallNode* c = parent->first_child.load(std::memory_order_relaxed); c; c = c->next_sibling) {
-    if (c->function == function) {
-      parent->last_hit = c;
-      return c;
-    }
-  }
+  child_searches_.add(1);
+  bool indexed = parent->children > kListedChildren && index_.usable();
+  if (indexed) indexed_searches_.add(1);
+  CallNode* child = indexed ? index_.find(parent, function) : find_among_siblings(parent, function);
+  if (child == nullptr) child = new_child(parent, function);
+  parent->last_hit = child;
+  return child;
+}
+
+CallNode* ThreadShadow::new_child(CallNode* parent, clr::FunctionID function) {
   if (nodes_end_ - next_node_ < static_cast<ptrdiff_t>(sizeof(CallNode))) {
     count(DropReason::kTreeFull);
     if (tree_full_node_ != &root_ && tree_full_node_->calls.get() == 0 && !tree_full_node_->next_sibling) {
@@ -40,16 +58,24 @@ CallNode* ThreadShadow::child_of(CallNode* parent, clr::FunctionID function) {
   }
   auto* node = new (next_node_) CallNode;
   next_node_ += sizeof(CallNode);
+  node_count_.add(1);
   node->function = function;
   node->parent = parent;
   node->next_sibling = parent->first_child.load(std::memory_order_relaxed);
   parent->first_child.store(node, std::memory_order_release);
-  parent->last_hit = node;
+  if (++parent->children > kListedChildren && index_.usable()) {
+    if (parent->children == kListedChildren + 1) {
+      for (CallNode* c = node; c; c = c->next_sibling) index_.insert(c);  // the list until now, the new one first
+    } else {
+      index_.insert(node);
+    }
+  }
   return node;
 }
 
 void ThreadShadow::enter_slow(clr::FunctionID function, uint64_t now_ticks) {
   enters_.add(1);
+  slow_enters_.add(1);
   uint32_t d = depth_.load(std::memory_order_relaxed);
   if (overflow_depth_ != 0 || d == capacity_) {
     ++overflow_depth_;

@@ -18,6 +18,7 @@
 
 #include "clr/corprof.h"
 #include "hooks/call_node.h"
+#include "hooks/child_index.h"
 #include "hooks/drop_reason.h"
 #include "hooks/exception_tracking.h"
 #include "hooks/owner_counter.h"
@@ -83,6 +84,14 @@ class ThreadShadow {
   uint64_t leaves() const { return leaves_.get(); }
   uint64_t tailcalls() const { return tailcalls_.get(); }
   uint64_t unwinds() const { return unwinds_.get(); }
+  // How the tree was updated, for the report's "tree" stats: enters the fast path could not take, the searches for
+  // a child among its siblings (the last-entered child was another) and the siblings they passed.
+  uint64_t slow_enters() const { return slow_enters_.get(); }
+  uint64_t child_searches() const { return child_searches_.get(); }
+  uint64_t sibling_steps() const { return sibling_steps_.get(); }
+  uint64_t indexed_searches() const { return indexed_searches_.get(); }
+  uint64_t node_count() const { return node_count_.get(); }
+  size_t node_bytes() const { return node_count() * sizeof(CallNode); }
 
   // The catch block has finished: the exception is over.
   void catcher_leave() { exception_.caught(); }
@@ -130,6 +139,8 @@ class ThreadShadow {
     return depth ? frames_[depth - 1].node.load(std::memory_order_relaxed) : &root_;
   }
   CallNode* child_of(CallNode* parent, clr::FunctionID function);
+  CallNode* find_among_siblings(const CallNode* parent, clr::FunctionID function);
+  CallNode* new_child(CallNode* parent, clr::FunctionID function);
   void pop_to(uint32_t new_depth, uint64_t now_ticks);
   void count(DropReason reason) { drops_[static_cast<size_t>(reason)].add(1); }
   bool pop_matching(clr::FunctionID function, uint64_t now_ticks);
@@ -150,12 +161,14 @@ class ThreadShadow {
   // The topmost frame of `function` not yet unwound.
   uint32_t topmost_frame_of(clr::FunctionID function) const;
   OwnerCounter enters_, leaves_, tailcalls_, unwinds_;
+  OwnerCounter slow_enters_, child_searches_, sibling_steps_, indexed_searches_, node_count_;
   std::atomic<uint32_t> depth_{0};
   std::atomic<CallNode*> current_;
   char* next_node_;
   char* nodes_end_;
   CallNode root_;
   CallNode* tree_full_node_;
+  ChildIndex index_;
   std::array<OwnerCounter, kDropReasonCount> drops_;
 };
 

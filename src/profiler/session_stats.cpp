@@ -1,6 +1,7 @@
 // The report's "stats": what the session counted about itself. Built apart from the threads' trees, from the
 // hooks' counters, the sampler's, the reconciliation's and the registries'; enum-indexed counts go into the report
 // under their names (the report layer does not know the enums).
+#include <algorithm>
 #include <array>
 #include <cstdlib>
 #include <string>
@@ -24,7 +25,16 @@ NamedCounts named_counts(const std::array<std::string_view, N>& names, const std
 void add_hook_stats(ReportStats& stats, const ShadowPool& pool) {
   uint64_t enters = 0, leaves = 0, tailcalls = 0, unwinds = 0;
   std::array<uint64_t, kDropReasonCount> drops{};
+  ReportStats::Tree tree{.nodes = 0, .node_bytes = 0, .node_bytes_max_thread = 0, .slow_enters = 0,
+                         .child_searches = 0, .sibling_steps = 0, .indexed_searches = 0, .unread = {}};
   pool.for_each_claimed([&](const ThreadShadow& shadow) {
+    *tree.nodes += shadow.node_count();
+    *tree.node_bytes += shadow.node_bytes();
+    tree.node_bytes_max_thread = std::max<uint64_t>(*tree.node_bytes_max_thread, shadow.node_bytes());
+    *tree.slow_enters += shadow.slow_enters();
+    *tree.child_searches += shadow.child_searches();
+    *tree.sibling_steps += shadow.sibling_steps();
+    *tree.indexed_searches += shadow.indexed_searches();
     enters += shadow.enters();
     leaves += shadow.leaves();
     tailcalls += shadow.tailcalls();
@@ -41,6 +51,7 @@ void add_hook_stats(ReportStats& stats, const ShadowPool& pool) {
   const char* loop_opt = std::getenv("DOTNET_TailCallLoopOpt");
   stats.recursive_tail_calls_counted = loop_opt != nullptr && std::string(loop_opt) == "0";
   stats.drops = named_counts(kDropReasonNames, drops);
+  stats.tree = tree;
 }
 
 ReportStats::Sampler sampler_stats(const SamplerStats& s, const Config& config, uint64_t abandoned_captures) {

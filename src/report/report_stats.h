@@ -79,6 +79,25 @@ struct ReportStats {
     }
   };
 
+  // Shadow mode: the call trees' size and how their updates went (README, "What it costs").
+  struct Tree {
+    std::optional<uint64_t> nodes, node_bytes, node_bytes_max_thread;
+    std::optional<uint64_t> slow_enters, child_searches, sibling_steps, indexed_searches;
+    JsonValue::Object unread;  // see ReportStats::unread
+    bool operator==(const Tree&) const = default;
+
+    template <typename Self, typename Visit>
+    static void for_each_field(Self& t, Visit&& visit) {
+      visit("nodes", t.nodes);
+      visit("node_bytes", t.node_bytes);
+      visit("node_bytes_max_thread", t.node_bytes_max_thread);
+      visit("slow_enters", t.slow_enters);
+      visit("child_searches", t.child_searches);
+      visit("sibling_steps", t.sibling_steps);
+      visit("indexed_searches", t.indexed_searches);
+    }
+  };
+
   std::optional<std::string> report_trigger;
   std::optional<bool> partial;  // written by a signal while the program still ran
   // Shadow mode only, down to drops.
@@ -86,6 +105,7 @@ struct ReportStats {
   std::optional<uint64_t> enter_hooks, leave_hooks, tailcall_hooks, exception_unwinds;
   std::optional<bool> recursive_tail_calls_counted;
   std::optional<NamedCounts> drops;  // by the hooks' drop reasons
+  std::optional<Tree> tree;
   std::optional<Sampler> sampler;
   std::optional<Reconcile> reconcile;  // shadow mode
   std::optional<uint64_t> threads_created, threads_destroyed, threads_reported, functions_named, jit_compilations;
@@ -106,6 +126,7 @@ struct ReportStats {
     visit("exception_unwinds", s.exception_unwinds);
     visit("recursive_tail_calls_counted", s.recursive_tail_calls_counted);
     visit("drops", s.drops);
+    visit("tree", s.tree);
     visit("sampler", s.sampler);
     visit("reconcile", s.reconcile);
     visit("threads_created", s.threads_created);

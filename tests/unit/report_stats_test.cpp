@@ -25,6 +25,8 @@ TEST(ReportStats, WritesEveryKeyInItsPlace) {
             R"({"report_trigger":"shutdown","partial":false,"hook_family":"elt3","call_timing":"coarse_1ms",)"
             R"("enter_hooks":1,"leave_hooks":2,"tailcall_hooks":3,"exception_unwinds":4,)"
             R"("recursive_tail_calls_counted":true,"drops":{"stack_overflow":5,"tree_full":0},)"
+            R"("tree":{"nodes":36,"node_bytes":37,"node_bytes_max_thread":38,"slow_enters":39,"child_searches":40,)"
+            R"("sibling_steps":41,"indexed_searches":42},)"
             R"("sampler":{"interval_ms":6,"ticks":7,"samples":8,"unchanged_samples":9,"suspensions":10,)"
             R"("suspended_ns_mean":11,"suspended_ns_max":12,"suspend_wait_ns_mean":13,"tick_ns_mean":14,)"
             R"("tick_ns_max":15,"cpu_ns_per_tick":16,"snapshot_ns_mean":17,"shadow_sample_ns_mean":18,)"

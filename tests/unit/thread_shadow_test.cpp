@@ -351,6 +351,40 @@ TEST(ThreadShadow, FullTreeCollectsCallsUnderOneNode) {
   EXPECT_EQ(collector->total_ticks.get(), 0u);  // its time stays in A: nothing is counted twice
 }
 
+// Real call trees have nodes with hundreds of children: each is found again, whatever the order, without walking
+// its siblings, and none is made twice.
+TEST(ThreadShadow, WideNodesFindEachChildOnceWithoutWalkingTheSiblings) {
+  ThreadShadow s(small_limits(64, size_t(8) << 20));
+  constexpr clr::FunctionID kFirst = 0x1000;
+  constexpr int kParents = 20, kChildren = 600;  // 12,000 indexed children: the index grows several times
+  s.enter(A, 0);
+  for (int round = 0; round < 3; ++round) {
+    for (int p = 0; p < kParents; ++p) {
+      s.enter(kFirst + p, 0);
+      for (int i = 0; i < kChildren; ++i) {
+        clr::FunctionID f = kFirst + 0x10000 + (round == 1 ? kChildren - 1 - i : (i * 7) % kChildren);
+        s.enter(f, 0);
+        s.enter(B, 0);  // moves the parent's last-entered child away from f
+        s.leave(B, 0);
+        s.leave(f, 0);
+      }
+      s.leave(kFirst + p, 0);
+    }
+  }
+  s.leave(A, 0);
+  const CallNode* a = child(s.root(), A);
+  for (int p = 0; p < kParents; ++p) {
+    const CallNode* parent = child(*a, kFirst + p);
+    ASSERT_NE(parent, nullptr);
+    EXPECT_EQ(parent->children, uint32_t(kChildren));
+    for (int i = 0; i < kChildren; i += 97) EXPECT_EQ(child(*parent, kFirst + 0x10000 + i)->calls.get(), 3u);
+  }
+  EXPECT_EQ(s.node_count(), 1u + kParents + kParents * kChildren * 2);  // A, the parents, each child and its B
+  EXPECT_GE(s.indexed_searches(), uint64_t(2) * kParents * kChildren);   // every search after the first round
+  EXPECT_LT(s.sibling_steps(), uint64_t(4) * kParents * kChildren);      // a list walk of the whole row is 600
+  EXPECT_EQ(s.drops(DropReason::kTreeFull), 0u);
+}
+
 TEST(ThreadShadow, OpenFramesAreVisibleToReaders) {
   ThreadShadow s(small_limits());
   s.enter(A, 10);
