@@ -1,5 +1,7 @@
 #include "report/report_reader.h"
 
+#include <malloc.h>
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -274,6 +276,9 @@ Report load_report_from_text(std::string_view text) {
   // /2 as umbra writes it is read as it is parsed, in a fraction of the memory of a document tree; anything else,
   // a report with an error included, is read through the tree, which says where the error is.
   if (std::optional<Report> report = read_streamed_report(text)) return std::move(*report);
+  // What the streaming reader built before it stopped (most of a truncated report) is free again, but held by the
+  // allocator in pieces too small for the document tree: give it back first, or the two add up.
+  malloc_trim(0);
   // Open containers above a /1 node at kMaxReportDepth: the document, "threads", a thread and its "roots", then an
   // object and a "children" array per level; one more level lets the reader say the tree is too deep. (/2 nests
   // four deep at most.)
