@@ -7,7 +7,7 @@ set -euo pipefail
 UMBRA_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 UMBRA_BUILD_DIR="${UMBRA_BUILD_DIR:-$UMBRA_ROOT/build}"
 UMBRA_PACKAGES=(cmake ninja-build g++ pkg-config libunwind-dev libboost-dev libspdlog-dev libgtest-dev libbenchmark-dev
-  clang-14 libclang-rt-14-dev)  # the last two: libFuzzer, for tests/fuzz
+  rapidjson-dev clang-14 libclang-rt-14-dev)  # the last two: libFuzzer, for tests/fuzz
 
 umbra_install_packages() {
   local missing=()

@@ -5,9 +5,9 @@
 #include <iterator>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
+#include "report/frame_table.h"
 #include "report/report_stats_json.h"
 
 namespace umbra {
@@ -25,36 +25,30 @@ void append_optional(std::string& out, const std::optional<uint64_t>& v) {
 }
 
 // Each distinct (name, module, kind) once; nodes refer to it by index.
-class FrameTable {
- public:
-  uint64_t index_of(const ReportNode& node) {
-    key_.assign(node.name).append(1, '\0').append(node.module).append(1, '\0').append(node.kind);
-    auto [it, added] = index_.try_emplace(key_, frames_.size());
-    if (added) frames_.push_back(&node);
-    return it->second;
+struct NameModuleKind {
+  std::string operator()(const ReportNode& node) const {
+    return std::string(node.name).append(1, '\0').append(node.module).append(1, '\0').append(node.kind);
   }
-  void append_to(std::string& out) const {
-    out += "[";
-    for (size_t i = 0; i < frames_.size(); ++i) {
-      out += i ? ",\n[" : "\n[";
-      append_json_string(out, frames_[i]->name);
-      out += ',';
-      append_json_string(out, frames_[i]->module);
-      out += ',';
-      append_json_string(out, frames_[i]->kind);
-      out += ']';
-    }
-    out += "]";
-  }
-
- private:
-  std::string key_;
-  std::unordered_map<std::string, uint64_t> index_;
-  std::vector<const ReportNode*> frames_;  // the first node seen with each frame
 };
+using Frames = FrameTable<NameModuleKind>;
+
+void append_frames(std::string& out, const Frames& frames) {
+  out += "[";
+  for (size_t i = 0; i < frames.frames().size(); ++i) {
+    const ReportNode& frame = *frames.frames()[i];
+    out += i ? ",\n[" : "\n[";
+    append_json_string(out, frame.name);
+    out += ',';
+    append_json_string(out, frame.module);
+    out += ',';
+    append_json_string(out, frame.kind);
+    out += ']';
+  }
+  out += "]";
+}
 
 // A node and its subtree in pre-order, kNodeFields numbers per node. Deep trees: callers run on a large stack.
-void append_nodes(std::string& out, const ReportNode& node, FrameTable& frames, bool& first) {
+void append_nodes(std::string& out, const ReportNode& node, Frames& frames, bool& first) {
   const std::optional<uint64_t> fields[] = {frames.index_of(node), node.children.size(), node.calls,
                                             node.samples,           node.self_samples,   node.total_ns,
                                             node.self_ns,           node.tail_entries};
@@ -70,7 +64,7 @@ void append_nodes(std::string& out, const ReportNode& node, FrameTable& frames, 
 }  // namespace
 
 std::string report_to_json(const Report& report) {
-  FrameTable frames;
+  Frames frames;
   std::string threads;
   for (size_t t = 0; t < report.threads.size(); ++t) {
     const ReportThread& thread = report.threads[t];
@@ -110,7 +104,7 @@ std::string report_to_json(const Report& report) {
     append_json_string(out, kNodeFields[i]);
   }
   out += "],\n\"frames\":";
-  frames.append_to(out);
+  append_frames(out, frames);
   out += ",\n\"threads\":[";
   out += threads;
   out += "],\n\"stats\":";

@@ -1,11 +1,14 @@
 #include "report/report_reader.h"
 
+#include <malloc.h>
+
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "report/json_parser.h"
 #include "report/report_stats_json.h"
+#include "report/report_stream_reader.h"
 
 namespace umbra {
 namespace {
@@ -270,6 +273,12 @@ Report report_from_json(const JsonValue& doc) {
 }
 
 Report load_report_from_text(std::string_view text) {
+  // /2 as umbra writes it is read as it is parsed, in a fraction of the memory of a document tree; anything else,
+  // a report with an error included, is read through the tree, which says where the error is.
+  if (std::optional<Report> report = read_streamed_report(text)) return std::move(*report);
+  // What the streaming reader built before it stopped (most of a truncated report) is free again, but held by the
+  // allocator in pieces too small for the document tree: give it back first, or the two add up.
+  malloc_trim(0);
   // Open containers above a /1 node at kMaxReportDepth: the document, "threads", a thread and its "roots", then an
   // object and a "children" array per level; one more level lets the reader say the tree is too deep. (/2 nests
   // four deep at most.)

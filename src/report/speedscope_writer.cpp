@@ -3,39 +3,34 @@
 #include <cinttypes>
 #include <algorithm>
 #include <cstdio>
-#include <unordered_map>
 #include <vector>
+
+#include "report/frame_table.h"
 
 namespace umbra {
 namespace {
 
-class Frames {
- public:
-  size_t index(const ReportNode& node) {
-    std::string key = node.name + '\x1f' + node.module;
-    auto [it, inserted] = index_.emplace(key, frames_.size());
-    if (inserted) frames_.push_back(&node);
-    return it->second;
-  }
-  void write(std::string& out) const {
-    out += "\"frames\":[";
-    for (size_t i = 0; i < frames_.size(); ++i) {
-      if (i) out += ',';
-      out += "{\"name\":";
-      append_json_string(out, frames_[i]->name);
-      if (!frames_[i]->module.empty()) {
-        out += ",\"file\":";
-        append_json_string(out, frames_[i]->module);
-      }
-      out += '}';
-    }
-    out += ']';
-  }
-
- private:
-  std::unordered_map<std::string, size_t> index_;
-  std::vector<const ReportNode*> frames_;
+// speedscope's frames are a name and a file: nodes of another kind with the same name are one frame.
+struct NameModule {
+  std::string operator()(const ReportNode& node) const { return node.name + '\x1f' + node.module; }
 };
+using Frames = FrameTable<NameModule>;
+
+void append_frames(std::string& out, const Frames& frames) {
+  out += "\"frames\":[";
+  for (size_t i = 0; i < frames.frames().size(); ++i) {
+    const ReportNode& frame = *frames.frames()[i];
+    if (i) out += ',';
+    out += "{\"name\":";
+    append_json_string(out, frame.name);
+    if (!frame.module.empty()) {
+      out += ",\"file\":";
+      append_json_string(out, frame.module);
+    }
+    out += '}';
+  }
+  out += ']';
+}
 
 void append_u64(std::string& out, uint64_t v) {
   char buf[24];
@@ -58,7 +53,7 @@ void event(std::string& out, bool& first, char type, uint64_t at, size_t frame) 
 // Opens `node` at `at`, lays its children out inside it one after another, closes it at at + total. Children never
 // exceed their parent, but each is clipped to the room left so that rounding can never break the nesting.
 void lay_out(const ReportNode& node, uint64_t at, uint64_t total, Frames& frames, std::string& out, bool& first) {
-  size_t frame = frames.index(node);
+  size_t frame = frames.index_of(node);
   event(out, first, 'O', at, frame);
   uint64_t child_at = at;
   for (const auto& child : node.children) {
@@ -95,10 +90,10 @@ void sampled_stacks(const ReportThread& thread, const StackLimits& limits, Frame
   auto self_samples = [](const ReportNode& node) { return node.self_samples; };
   walk_bounded_stacks(thread.roots, limits.max_frames, self_samples, [&](const StackStep& step) {
     path.resize(step.depth);
-    path.push_back(frames.index(step.node));
+    path.push_back(frames.index_of(step.node));
     if (step.weight) emit(step.weight);
     if (step.deeper_weight) {
-      path.push_back(frames.index(marker));
+      path.push_back(frames.index_of(marker));
       emit(step.deeper_weight);
     }
   }, cuts);
@@ -151,7 +146,7 @@ std::string report_to_speedscope(const Report& report, const std::string& title,
   out += "\"name\":";
   append_json_string(out, title);
   out += ",\"activeProfileIndex\":0,\"shared\":{";
-  frames.write(out);
+  append_frames(out, frames);
   out += "},\"profiles\":[" + profiles + "]}\n";
   if (cuts) *cuts = counted;
   return out;

@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <optional>
-#include <sstream>
 
 #include "profiler/config.h"
 #include "profiler/value_parsers.h"
@@ -161,9 +161,13 @@ int run_report_command(const std::vector<std::string>& args) {
     std::fprintf(stderr, "umbra report: cannot read '%s'\n", a.input.c_str());
     return 2;
   }
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  std::string text = buffer.str();
+  // Straight into one string of the file's size: a stringstream and the copy taken from it held the file up to
+  // three times over, for the whole command.
+  std::string text;
+  std::error_code size_error;
+  if (auto size = std::filesystem::file_size(a.input, size_error); !size_error) text.reserve(size);
+  char chunk[1 << 16];
+  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) text.append(chunk, size_t(in.gcount()));
   progress("read " + a.input + " (" + std::to_string(text.size()) + " bytes), parsing");
 
   int status = 0;
