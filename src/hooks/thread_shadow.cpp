@@ -23,24 +23,8 @@ ThreadShadow::ThreadShadow(const ShadowLimits& limits)
   }
 }
 
-namespace {
-// A node with more children than this finds them through the thread's ChildIndex (bench/RESULTS.md, wide trees).
-constexpr uint32_t kListedChildren = 4;
-}  // namespace
-
-CallNode* ThreadShadow::find_among_siblings(const CallNode* parent, clr::FunctionID function) {
-  uint64_t steps = 0;
-  CallNode* c = parent->first_child.load(std::memory_order_relaxed);
-  for (; c && c->function != function; c = c->next_sibling) ++steps;
-  sibling_steps_.add(steps);
-  return c;
-}
-
 CallNode* ThreadShadow::child_of(CallNode* parent, clr::FunctionID function) {
-  child_searches_.add(1);
-  bool indexed = parent->children > kListedChildren && index_.usable();
-  if (indexed) indexed_searches_.add(1);
-  CallNode* child = indexed ? index_.find(parent, function) : find_among_siblings(parent, function);
+  CallNode* child = find_child(parent, function);
   if (child == nullptr) child = new_child(parent, function);
   parent->last_hit = child;
   return child;

@@ -138,9 +138,12 @@ class ThreadShadow {
   __attribute__((always_inline)) CallNode* top_node(uint32_t depth) {
     return depth ? frames_[depth - 1].node.load(std::memory_order_relaxed) : &root_;
   }
+  // The child of `parent` for `function`, made if it is new (or the full tree's collector).
   CallNode* child_of(CallNode* parent, clr::FunctionID function);
-  CallNode* find_among_siblings(const CallNode* parent, clr::FunctionID function);
+  CallNode* find_child(const CallNode* parent, clr::FunctionID function);
   CallNode* new_child(CallNode* parent, clr::FunctionID function);
+  // A node with more children than this finds them through index_: a list this short is as quick to walk.
+  static constexpr uint32_t kListedChildren = 4;
   void pop_to(uint32_t new_depth, uint64_t now_ticks);
   void count(DropReason reason) { drops_[static_cast<size_t>(reason)].add(1); }
   bool pop_matching(clr::FunctionID function, uint64_t now_ticks);
@@ -174,20 +177,40 @@ class ThreadShadow {
 
 #define UMBRA_ALWAYS_INLINE __attribute__((always_inline)) inline
 
-// The common enter: room on the stack, the child entered last under this parent, no pending tail entry.
-// The hint (the frame that last returned at this depth) answers it without touching the tree: a loop calling one
-// method re-enters the node it just left.
+// The common enter: room on the stack, no pending tail entry, and the node exists (a new node is the slow path's).
+// First the hint (the frame that last returned at this depth): a loop calling one method re-enters the node it just
+// left without touching the tree. Then the parent's last-entered child, then its children.
 UMBRA_ALWAYS_INLINE bool ThreadShadow::try_enter(clr::FunctionID function, uint64_t now_ticks) {
   uint32_t d = depth_.load(std::memory_order_relaxed);
-  if (__builtin_expect(d != hint_depth_ || function != hint_function_ || overflow_depth_ != 0 || d == capacity_ ||
-                           pending_tail_entry_,
-                       0))
-    return false;
+  if (__builtin_expect(overflow_depth_ != 0 || d == capacity_ || pending_tail_entry_, 0)) return false;
   CallNode* node = hint_node_;
+  if (d != hint_depth_ || function != hint_function_) {
+    CallNode* parent = top_node(d);
+    node = parent->last_hit;
+    if (node == nullptr || node->function != function) {
+      node = find_child(parent, function);
+      if (node == nullptr) return false;
+      parent->last_hit = node;
+    }
+  }
   enters_.add(1);
   node->calls.add(1);
   push(d, node, function, now_ticks);
   return true;
+}
+
+// An existing child of `parent`, or nullptr. Past a few children (kListedChildren), the index knows them all.
+UMBRA_ALWAYS_INLINE CallNode* ThreadShadow::find_child(const CallNode* parent, clr::FunctionID function) {
+  child_searches_.add(1);
+  if (parent->children > kListedChildren && index_.usable()) {
+    indexed_searches_.add(1);
+    return index_.find(parent, function);
+  }
+  uint64_t steps = 0;
+  CallNode* c = parent->first_child.load(std::memory_order_relaxed);
+  for (; c && c->function != function; c = c->next_sibling) ++steps;
+  sibling_steps_.add(steps);
+  return c;
 }
 
 inline void ThreadShadow::enter(clr::FunctionID function, uint64_t now_ticks) {

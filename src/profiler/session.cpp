@@ -206,6 +206,8 @@ void Session::finish(const char* trigger, bool runtime_usable, bool provisional)
     auto written = write_report_files(report, request, [](const std::string& line) { log::always(line); });
     log::always(summary_line(report, written));
     if (config_.verify && config_.mode == Mode::kShadow) print_verify_summary();
+    // The process is ending: freeing a model of millions of nodes piece by piece would only delay its exit.
+    if (!provisional) static_cast<void>(new Report(std::move(report)));
   }, &error);
   if (!ran) log::always("the report was not written: " + large_stack_refusal(error));
 }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "report/json_value.h"
+#include "util/decimal.h"
 
 namespace umbra {
 
@@ -35,10 +36,8 @@ class Strings {
 };
 
 void number(std::string& out, std::optional<uint64_t> v) {
-  char buf[24];
-  if (v) std::snprintf(buf, sizeof buf, "%" PRIu64, *v);
-  else std::snprintf(buf, sizeof buf, "-1");
-  out += buf;
+  if (v) append_decimal(out, *v);
+  else out += "-1";
 }
 
 // Rows in preorder, iteratively: trees can be as deep as the deepest call stack.

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "util/decimal.h"
+
 namespace umbra {
 
 JsonValue::~JsonValue() {
@@ -123,11 +125,9 @@ void JsonValue::dump_to(std::string& out, int indent, int level) const {
   } else if (auto* b = std::get_if<bool>(&value_)) {
     out += *b ? "true" : "false";
   } else if (auto* i = std::get_if<int64_t>(&value_)) {
-    std::snprintf(buf, sizeof buf, "%" PRId64, *i);
-    out += buf;
+    append_decimal(out, *i);
   } else if (auto* u = std::get_if<uint64_t>(&value_)) {
-    std::snprintf(buf, sizeof buf, "%" PRIu64, *u);
-    out += buf;
+    append_decimal(out, *u);
   } else if (auto* d = std::get_if<double>(&value_)) {
     if (std::isfinite(*d)) {
       std::snprintf(buf, sizeof buf, "%.17g", *d);

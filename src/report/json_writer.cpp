@@ -1,23 +1,19 @@
 #include "report/json_writer.h"
 
-#include <cinttypes>
-#include <cstdio>
+#include <array>
 #include <iterator>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "report/frame_table.h"
+#include "util/decimal.h"
 #include "report/report_stats_json.h"
 
 namespace umbra {
 namespace {
 
-void append_uint(std::string& out, uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "%" PRIu64, v);
-  out += buf;
-}
+void append_uint(std::string& out, uint64_t v) { append_decimal(out, v); }
 
 void append_optional(std::string& out, const std::optional<uint64_t>& v) {
   if (v) append_uint(out, *v);
@@ -26,8 +22,8 @@ void append_optional(std::string& out, const std::optional<uint64_t>& v) {
 
 // Each distinct (name, module, kind) once; nodes refer to it by index.
 struct NameModuleKind {
-  std::string operator()(const ReportNode& node) const {
-    return std::string(node.name).append(1, '\0').append(node.module).append(1, '\0').append(node.kind);
+  std::array<std::string_view, 3> operator()(const ReportNode& node) const {
+    return {node.name, node.module, node.kind};
   }
 };
 using Frames = FrameTable<NameModuleKind>;

@@ -4,7 +4,7 @@
 #pragma once
 
 #include <string>
-#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "report/report.h"
@@ -15,12 +15,26 @@ namespace umbra {
 class SiblingMerger {
  public:
   explicit SiblingMerger(std::vector<ReportNode>& siblings);
+  SiblingMerger(const SiblingMerger&) = delete;
+  SiblingMerger& operator=(const SiblingMerger&) = delete;
   void add(ReportNode&& node);
 
  private:
-  static std::string key(const ReportNode& node);
+  // The index holds positions in siblings_, hashed and compared through the nodes (no key string per node);
+  // kProbe stands for the node being added.
+  static constexpr size_t kProbe = ~size_t{0};
+  const ReportNode& at(size_t i) const { return i == kProbe ? *probe_ : siblings_[i]; }
+  struct Hash {
+    const SiblingMerger* merger;
+    size_t operator()(size_t i) const;
+  };
+  struct Equal {
+    const SiblingMerger* merger;
+    bool operator()(size_t a, size_t b) const;
+  };
   std::vector<ReportNode>& siblings_;
-  std::unordered_map<std::string, size_t> index_;
+  const ReportNode* probe_ = nullptr;
+  std::unordered_set<size_t, Hash, Equal> index_;
 };
 
 // Adds `from` into `into` (same method): counters summed, children merged by name and module.

@@ -1,18 +1,18 @@
 #include "report/speedscope_writer.h"
 
-#include <cinttypes>
 #include <algorithm>
-#include <cstdio>
+#include <array>
 #include <vector>
 
 #include "report/frame_table.h"
+#include "util/decimal.h"
 
 namespace umbra {
 namespace {
 
 // speedscope's frames are a name and a file: nodes of another kind with the same name are one frame.
 struct NameModule {
-  std::string operator()(const ReportNode& node) const { return node.name + '\x1f' + node.module; }
+  std::array<std::string_view, 2> operator()(const ReportNode& node) const { return {node.name, node.module}; }
 };
 using Frames = FrameTable<NameModule>;
 
@@ -32,11 +32,7 @@ void append_frames(std::string& out, const Frames& frames) {
   out += ']';
 }
 
-void append_u64(std::string& out, uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "%" PRIu64, v);
-  out += buf;
-}
+void append_u64(std::string& out, uint64_t v) { append_decimal(out, v); }
 
 void event(std::string& out, bool& first, char type, uint64_t at, size_t frame) {
   if (!first) out += ',';
