@@ -20,6 +20,7 @@ struct CallNode {
   std::atomic<CallNode*> first_child{nullptr};
   CallNode* next_sibling = nullptr;  // immutable once the node is published
   CallNode* last_hit = nullptr;      // owner-only cache: the child entered last
+  CallNode* successor = nullptr;     // owner-only cache: the sibling entered after this node returned, last time
   uint32_t children = 0;             // owner-only: past a few, the thread's ChildIndex finds them
   OwnerCounter calls;
   OwnerCounter total_ticks;   // closed calls only; open frames are added by the reader

@@ -1,5 +1,5 @@
-// The ELT3 trampolines' fast path: the common enter (a loop re-entering the node it just left) and the common leave
-// (the function on top of the stack returns), done without saving the vector registers.
+// The ELT3 trampolines' fast path: the common enter (into a node that exists), the common leave and tail call (of
+// the function on top of the stack), done without saving the vector registers.
 //
 // This file is compiled with -mno-sse -mno-mmx (-mgeneral-regs-only would reject the standard headers' long double
 // functions), so nothing here touches a vector register; x87 instructions are still possible, and the check below
@@ -40,6 +40,11 @@ bool umbra_elt3_try_enter(umbra::clr::FunctionIDOrClientID function) {
 bool umbra_elt3_try_leave(umbra::clr::FunctionIDOrClientID function) {
   umbra::ThreadShadow* shadow = umbra::hooks::t_shadow;
   return kFastPath && shadow != nullptr && shadow->try_leave(function, umbra::hook_ticks());
+}
+
+bool umbra_elt3_try_tailcall(umbra::clr::FunctionIDOrClientID function) {
+  umbra::ThreadShadow* shadow = umbra::hooks::t_shadow;
+  return kFastPath && shadow != nullptr && shadow->try_tailcall(function, umbra::hook_ticks());
 }
 
 }  // extern "C"

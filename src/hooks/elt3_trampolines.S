@@ -5,7 +5,7 @@
 // r8-r11, xmm0-xmm7) must survive. FunctionIDOrClientID arrives in r14 for enter (r15 holds the caller's SP) and
 // in rdi for leave and tailcall.
 //
-// Two paths. Enter and leave first try the common case in umbra_elt3_try_enter/leave (elt3_fast_path.cpp), which
+// Two paths. Each hook first tries the common case in umbra_elt3_try_enter/leave/tailcall (elt3_fast_path.cpp), which
 // are compiled without vector instructions and call nothing: only the general registers a C++ function may
 // clobber are saved around them. When they answer false they have changed nothing, and the slow path saves
 // everything, realigns the stack to 16 bytes and calls the full C++ hook. Hot path: no blocking, allocation,
@@ -156,8 +156,8 @@ BEGIN umbra_elt3_leave
   SLOW_PATH umbra_elt3_on_leave, %rdi
 END umbra_elt3_leave
 
-// Tail calls are rare enough to take the slow path always.
 BEGIN umbra_elt3_tailcall
+  FAST_PATH umbra_elt3_try_tailcall, %rdi
   SLOW_PATH umbra_elt3_on_tailcall, %rdi
 END umbra_elt3_tailcall
 

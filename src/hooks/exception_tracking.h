@@ -87,6 +87,7 @@ class ExceptionTracking {
     return false;
   }
   // The shadow stack is cut to `depth` frames: unwound frames at or above it are gone.
+  bool any_unwound() const { return unwound_count_ != 0; }
   void popped_to(uint32_t depth) {
     for (uint32_t k = unwound_count_; k-- > 0;)
       if (unwound_[k] >= depth) unwound_[k] = unwound_[--unwound_count_];

@@ -50,10 +50,12 @@ void umbra_elt3_leave(umbra::clr::FunctionIDOrClientID);
 void umbra_elt3_tailcall(umbra::clr::FunctionIDOrClientID);
 // The ELT3 floor for benchmarks: a bare return.
 void umbra_elt3_noop(umbra::clr::FunctionIDOrClientID);
-// The trampolines' fast path (elt3_fast_path.cpp): the common enter or leave, or false having changed nothing.
+// The trampolines' fast path (elt3_fast_path.cpp): the common enter, leave or tail call, or false having changed
+// nothing.
 // Compiled without vector instructions and calling nothing, so they clobber only general scratch registers.
 bool umbra_elt3_try_enter(umbra::clr::FunctionIDOrClientID);
 bool umbra_elt3_try_leave(umbra::clr::FunctionIDOrClientID);
+bool umbra_elt3_try_tailcall(umbra::clr::FunctionIDOrClientID);
 // False where the fast path is compiled out (sanitizer builds): the functions above then always answer false.
 extern const bool umbra_elt3_fast_path_built;
 // The slow path: what the trampolines call, with every register the managed code needs already saved.

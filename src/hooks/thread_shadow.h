@@ -56,6 +56,8 @@ class ThreadShadow {
   // (elt3_fast_path.cpp) can run them without saving the vector registers.
   bool try_enter(clr::FunctionID function, uint64_t now_ticks);
   bool try_leave(clr::FunctionID function, uint64_t now_ticks);
+  // The common tail call (the function on top of the stack, no unwound frame kept): tailcall()'s work, or false.
+  bool try_tailcall(clr::FunctionID function, uint64_t now_ticks);
   // A fast tail call replaces the caller's frame: pop it like a leave; the next enter is marked as a tail entry.
   void tailcall(clr::FunctionID function, uint64_t now_ticks);
   // Exception callbacks, on the owner thread. A throw starts a search. If the search passed the thread's bottom
@@ -177,24 +179,37 @@ class ThreadShadow {
 
 #define UMBRA_ALWAYS_INLINE __attribute__((always_inline)) inline
 
-// The common enter: room on the stack, no pending tail entry, and the node exists (a new node is the slow path's).
+// The common enter: room on the stack and the node exists (a new node is the slow path's).
 // First the hint (the frame that last returned at this depth): a loop calling one method re-enters the node it just
-// left without touching the tree. Then the parent's last-entered child, then its children.
+// left, and a method calling a sequence of others finds the next one as the returned node's successor, without
+// touching the tree. Then the parent's last-entered child, then its children.
 UMBRA_ALWAYS_INLINE bool ThreadShadow::try_enter(clr::FunctionID function, uint64_t now_ticks) {
   uint32_t d = depth_.load(std::memory_order_relaxed);
-  if (__builtin_expect(overflow_depth_ != 0 || d == capacity_ || pending_tail_entry_, 0)) return false;
+  if (__builtin_expect(overflow_depth_ != 0 || d == capacity_, 0)) return false;
   CallNode* node = hint_node_;
   if (d != hint_depth_ || function != hint_function_) {
-    CallNode* parent = top_node(d);
-    node = parent->last_hit;
-    if (node == nullptr || node->function != function) {
-      node = find_child(parent, function);
-      if (node == nullptr) return false;
-      parent->last_hit = node;
+    // The collector of a full tree stands for frames of any parent: its successor could be anyone's child.
+    bool after_sibling = d == hint_depth_ && node != tree_full_node_;
+    if (after_sibling && node->successor != nullptr && node->successor->function == function) {
+      node = node->successor;
+    } else {
+      CallNode* parent = top_node(d);
+      CallNode* found = parent->last_hit;
+      if (found == nullptr || found->function != function) {
+        found = find_child(parent, function);
+        if (found == nullptr) return false;
+        parent->last_hit = found;
+      }
+      if (after_sibling) node->successor = found;
+      node = found;
     }
   }
   enters_.add(1);
   node->calls.add(1);
+  if (pending_tail_entry_) {
+    node->tail_entries.add(1);
+    pending_tail_entry_ = false;
+  }
   push(d, node, function, now_ticks);
   return true;
 }
@@ -232,6 +247,21 @@ UMBRA_ALWAYS_INLINE bool ThreadShadow::try_leave(clr::FunctionID function, uint6
   hint_node_ = top.node.load(std::memory_order_relaxed);
   depth_.store(d - 1, std::memory_order_release);
   // The frame below, not node->parent: under a full tree the collector node stands for frames of any parent.
+  current_.store(top_node(d - 1), std::memory_order_release);
+  return true;
+}
+
+UMBRA_ALWAYS_INLINE bool ThreadShadow::try_tailcall(clr::FunctionID function, uint64_t now_ticks) {
+  uint32_t d = depth_.load(std::memory_order_relaxed);
+  if (__builtin_expect(overflow_depth_ != 0 || d == 0 || frames_[d - 1].function != function ||
+                           exception_.any_unwound(),
+                       0))
+    return false;
+  tailcalls_.add(1);
+  charge(frames_[d - 1], now_ticks);
+  hint_depth_ = kNoHint;
+  pending_tail_entry_ = true;
+  depth_.store(d - 1, std::memory_order_release);
   current_.store(top_node(d - 1), std::memory_order_release);
   return true;
 }

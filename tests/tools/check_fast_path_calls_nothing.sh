@@ -6,7 +6,7 @@
 set -eu
 library=$1
 status=0
-for function in umbra_elt3_try_enter umbra_elt3_try_leave; do
+for function in umbra_elt3_try_enter umbra_elt3_try_leave umbra_elt3_try_tailcall; do
   body=$(objdump -d --no-show-raw-insn --disassemble="$function" "$library" | grep -E '^ +[0-9a-f]+:' || true)
   if [ -z "$body" ]; then
     echo "$function: not found in $library"

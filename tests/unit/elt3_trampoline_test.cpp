@@ -152,7 +152,12 @@ TEST_F(Elt3FastPath, AnswersOnlyTheCommonCasesAndOtherwiseChangesNothing) {
   EXPECT_EQ(callee_node->calls.get(), 2u);
 
   // A tail call leaves a pending tail entry: the caller's leave must not be taken for the callee's.
-  umbra_elt3_on_tailcall(callee);
+  before = state();
+  EXPECT_FALSE(umbra_elt3_try_tailcall(target)) << "not the function on top";
+  EXPECT_EQ(state(), before);
+  EXPECT_TRUE(umbra_elt3_try_tailcall(callee));
+  EXPECT_EQ(shadow->depth(), 1u);
+  EXPECT_EQ(shadow->tailcalls(), 1u);
   before = state();
   EXPECT_FALSE(umbra_elt3_try_leave(outer));
   EXPECT_EQ(state(), before);

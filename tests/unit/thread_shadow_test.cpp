@@ -385,6 +385,27 @@ TEST(ThreadShadow, WideNodesFindEachChildOnceWithoutWalkingTheSiblings) {
   EXPECT_EQ(s.drops(DropReason::kTreeFull), 0u);
 }
 
+// A method calling the same few others in turn: once the order has been seen, each call's node is the successor
+// of the one that returned before it, and no child is searched for.
+TEST(ThreadShadow, CallsInARepeatedOrderNeedNoSearch) {
+  ThreadShadow s(small_limits());
+  auto round = [&] {
+    for (clr::FunctionID f : {B, C, D}) {
+      s.enter(f, 0);
+      s.leave(f, 0);
+    }
+  };
+  s.enter(A, 0);
+  round();
+  round();
+  uint64_t searches = s.child_searches();
+  for (int i = 0; i < 98; ++i) round();
+  EXPECT_EQ(s.child_searches(), searches);
+  s.leave(A, 0);
+  const CallNode* a = child(s.root(), A);
+  for (clr::FunctionID f : {B, C, D}) EXPECT_EQ(child(*a, f)->calls.get(), 100u);
+}
+
 TEST(ThreadShadow, OpenFramesAreVisibleToReaders) {
   ThreadShadow s(small_limits());
   s.enter(A, 10);
