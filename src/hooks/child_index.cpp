@@ -13,8 +13,8 @@ bool too_full(size_t used, size_t capacity) { return used * 4 > capacity * 3; }
 }  // namespace
 
 ChildIndex::ChildIndex(const CallNode* root, const CallNode* nodes, size_t max_nodes) : root_(root), nodes_(nodes) {
-  // Room for every node at the load that triggers growth, in each of the two tables.
-  size_t bytes = std::bit_ceil(max_nodes * 2 + kFirstCapacity) * sizeof(Entry);
+  // Room for every node below the load that triggers growth, in each of the two tables.
+  size_t bytes = std::bit_ceil(max_nodes / 3 * 4 + kFirstCapacity) * sizeof(Entry);
   for (Region& region : regions_) region = Region(bytes, kFirstCapacity * sizeof(Entry));
 }
 

@@ -8,7 +8,7 @@ namespace umbra {
 void ShadowPool::prepare(size_t count) {
   std::lock_guard<std::mutex> lock(owned_mutex_);
   for (; count > 0 && prepared_count_.load(std::memory_order_relaxed) < kMaxPrepared; --count) {
-    auto shadow = std::make_unique<ThreadShadow>(limits_);
+    auto shadow = std::make_unique<ThreadShadow>(limits_, &budget_);
     if (!prepared_.bounded_push(shadow.get())) break;
     prepared_count_.fetch_add(1, std::memory_order_relaxed);
     owned_.push_back(std::move(shadow));

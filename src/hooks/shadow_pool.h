@@ -25,7 +25,7 @@ class ShadowPool {
  public:
   static constexpr size_t kMaxPrepared = 4096;
 
-  explicit ShadowPool(const ShadowLimits& limits) : limits_(limits) {}
+  explicit ShadowPool(const ShadowLimits& limits) : limits_(limits), budget_(limits.node_bytes) {}
   ShadowPool(const ShadowPool&) = delete;
   ShadowPool& operator=(const ShadowPool&) = delete;
 
@@ -43,9 +43,11 @@ class ShadowPool {
   }
   ThreadShadow* claimed_head() const { return claimed_head_.load(std::memory_order_acquire); }
   size_t prepared_count() const { return prepared_count_.load(std::memory_order_relaxed); }
+  const NodeBudget& node_budget() const { return budget_; }
 
  private:
   ShadowLimits limits_;
+  NodeBudget budget_;
   boost::lockfree::stack<ThreadShadow*, boost::lockfree::capacity<kMaxPrepared>> prepared_;
   std::atomic<size_t> prepared_count_{0};
   std::atomic<ThreadShadow*> claimed_head_{nullptr};

@@ -1,17 +1,20 @@
 #include "hooks/thread_shadow.h"
 
+#include <algorithm>
 #include <new>
 
 namespace umbra {
 
-ThreadShadow::ThreadShadow(const ShadowLimits& limits)
+ThreadShadow::ThreadShadow(const ShadowLimits& limits, NodeBudget* budget)
     : frames_region_(size_t(limits.max_depth) * sizeof(ShadowFrame), 4096),
-      nodes_region_(limits.node_bytes, size_t(1) << 20),
+      nodes_region_(std::min(limits.node_bytes, ShadowLimits::kMaxNodeReservation), size_t(1) << 20),
       frames_(static_cast<ShadowFrame*>(frames_region_.data())),
       capacity_(uint32_t(frames_region_.size() / sizeof(ShadowFrame))),
       current_(&root_),
       next_node_(static_cast<char*>(nodes_region_.data())),
       nodes_end_(next_node_ + nodes_region_.size()),
+      budget_(budget),
+      budget_end_(nodes_end_),
       index_(&root_, reinterpret_cast<const CallNode*>(next_node_), nodes_region_.size() / sizeof(CallNode)) {
   // The collector for a full tree is the first node, so it always exists (or is the root if nothing was mapped).
   tree_full_node_ = &root_;
@@ -21,6 +24,8 @@ ThreadShadow::ThreadShadow(const ShadowLimits& limits)
     tree_full_node_->function = kTreeFullFunction;
     tree_full_node_->parent = &root_;
   }
+  // The collector is not charged: a prepared shadow takes nothing from the budget until its tree grows.
+  if (budget_ != nullptr) budget_end_ = next_node_;
 }
 
 CallNode* ThreadShadow::child_of(CallNode* parent, clr::FunctionID function) {
@@ -30,8 +35,18 @@ CallNode* ThreadShadow::child_of(CallNode* parent, clr::FunctionID function) {
   return child;
 }
 
+bool ThreadShadow::take_budget() {
+  // A megabyte at a time: one atomic operation per 12,000 nodes or so.
+  constexpr size_t kChunk = size_t(1) << 20;
+  if (budget_ != nullptr) {
+    size_t room = size_t(nodes_end_ - budget_end_);
+    budget_end_ += budget_->take_up_to(room < kChunk ? room : kChunk);
+  }
+  return budget_end_ - next_node_ >= static_cast<ptrdiff_t>(sizeof(CallNode));
+}
+
 CallNode* ThreadShadow::new_child(CallNode* parent, clr::FunctionID function) {
-  if (nodes_end_ - next_node_ < static_cast<ptrdiff_t>(sizeof(CallNode))) {
+  if (budget_end_ - next_node_ < static_cast<ptrdiff_t>(sizeof(CallNode)) && !take_budget()) {
     count(DropReason::kTreeFull);
     if (tree_full_node_ != &root_ && tree_full_node_->calls.get() == 0 && !tree_full_node_->next_sibling) {
       // Publish the collector under the root the first time it is needed.

@@ -21,6 +21,7 @@
 #include "hooks/child_index.h"
 #include "hooks/drop_reason.h"
 #include "hooks/exception_tracking.h"
+#include "hooks/node_budget.h"
 #include "hooks/owner_counter.h"
 #include "hooks/region.h"
 
@@ -39,12 +40,17 @@ inline constexpr clr::FunctionID kDeeperCallsFunction = ~clr::FunctionID{0} - 1;
 
 struct ShadowLimits {
   uint32_t max_depth = 1u << 16;
-  size_t node_bytes = size_t(256) << 20;  // address space reserved for nodes (committed on touch)
+  // Node memory of all threads together (NodeBudget); each thread reserves address space for up to this much (at
+  // most kMaxNodeReservation), committed only as its tree grows.
+  size_t node_bytes = size_t(4096) << 20;
+  static constexpr size_t kMaxNodeReservation = size_t(16) << 30;
 };
 
 class ThreadShadow {
  public:
-  explicit ThreadShadow(const ShadowLimits& limits);
+  // Nodes are taken from `budget`, shared by every thread's shadow; without one, from this shadow's reservation
+  // alone.
+  explicit ThreadShadow(const ShadowLimits& limits, NodeBudget* budget = nullptr);
   ThreadShadow(const ThreadShadow&) = delete;
   ThreadShadow& operator=(const ThreadShadow&) = delete;
 
@@ -115,7 +121,11 @@ class ThreadShadow {
   uint32_t depth() const { return depth_.load(std::memory_order_acquire); }
   const CallNode& root() const { return root_; }
   CallNode& root() { return root_; }
-  uint64_t drops(DropReason reason) const { return drops_[static_cast<size_t>(reason)].get(); }
+  // tree_full: the calls the collector node holds, whichever path put them there (the hint re-enters it too).
+  uint64_t drops(DropReason reason) const {
+    if (reason == DropReason::kTreeFull && tree_full_node_ != &root_) return tree_full_node_->calls.get();
+    return drops_[static_cast<size_t>(reason)].get();
+  }
   // Ticks spent so far in frames that are still open, per node; calls visit(node, ticks) for each open frame.
   template <typename Visit>
   void for_each_open_frame(uint64_t now_ticks, Visit&& visit) const;
@@ -171,6 +181,10 @@ class ThreadShadow {
   std::atomic<CallNode*> current_;
   char* next_node_;
   char* nodes_end_;
+  NodeBudget* budget_;
+  char* budget_end_;  // how far nodes_region_ may be used: what budget_ has granted this thread
+  // Extends budget_end_ by a chunk; false if no room is left for a node.
+  bool take_budget();
   CallNode root_;
   CallNode* tree_full_node_;
   ChildIndex index_;

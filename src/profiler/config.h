@@ -28,6 +28,7 @@ struct Config {
   std::vector<std::string> formats;
   bool allow_inlining{};  // inlined calls are invisible to the hooks
   uint32_t max_depth{};   // shadow stack capacity per thread
+  uint32_t max_tree_mb{};  // memory for all threads' call-tree nodes
   HookFamily hooks{};
   bool exact_times{};  // time every call with the TSC instead of the 1 ms coarse clock
   bool noop_hooks{};   // UMBRA_BENCH_NOOP_HOOKS: hooks that return at once, for benchmarks only

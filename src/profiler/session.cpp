@@ -21,6 +21,7 @@ namespace {
 ShadowLimits limits_of(const Config& config) {
   ShadowLimits limits;
   limits.max_depth = config.max_depth;
+  limits.node_bytes = size_t(config.max_tree_mb) << 20;
   return limits;
 }
 

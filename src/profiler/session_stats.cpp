@@ -25,7 +25,8 @@ NamedCounts named_counts(const std::array<std::string_view, N>& names, const std
 void add_hook_stats(ReportStats& stats, const ShadowPool& pool) {
   uint64_t enters = 0, leaves = 0, tailcalls = 0, unwinds = 0;
   std::array<uint64_t, kDropReasonCount> drops{};
-  ReportStats::Tree tree{.nodes = 0, .node_bytes = 0, .node_bytes_max_thread = 0, .slow_enters = 0,
+  ReportStats::Tree tree{.nodes = 0, .node_bytes = 0, .node_bytes_max_thread = 0,
+                         .node_bytes_limit = pool.node_budget().limit(), .slow_enters = 0,
                          .child_searches = 0, .sibling_steps = 0, .indexed_searches = 0, .unread = {}};
   pool.for_each_claimed([&](const ThreadShadow& shadow) {
     *tree.nodes += shadow.node_count();

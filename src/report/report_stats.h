@@ -81,7 +81,7 @@ struct ReportStats {
 
   // Shadow mode: the call trees' size and how their updates went (README, "What it costs").
   struct Tree {
-    std::optional<uint64_t> nodes, node_bytes, node_bytes_max_thread;
+    std::optional<uint64_t> nodes, node_bytes, node_bytes_max_thread, node_bytes_limit;
     std::optional<uint64_t> slow_enters, child_searches, sibling_steps, indexed_searches;
     JsonValue::Object unread;  // see ReportStats::unread
     bool operator==(const Tree&) const = default;
@@ -91,6 +91,7 @@ struct ReportStats {
       visit("nodes", t.nodes);
       visit("node_bytes", t.node_bytes);
       visit("node_bytes_max_thread", t.node_bytes_max_thread);
+      visit("node_bytes_limit", t.node_bytes_limit);
       visit("slow_enters", t.slow_enters);
       visit("child_searches", t.child_searches);
       visit("sibling_steps", t.sibling_steps);

@@ -46,13 +46,15 @@ TEST(Limits, MaxDepthCutsTheTreeAndLogLevelInfoSaysMore) {
   EXPECT_NE(read_file(dir + "/r.txt").find(marker), std::string::npos);
 }
 
-// Left(22) makes 2^23 - 1 calls, each on a path of its own: more nodes than a thread's node space holds. Every call
+// Left(22) makes 2^23 - 1 calls, each on a path of its own: more nodes than --max-tree-mb 64 holds (the default,
+// 4096, holds them all, so the option is what cuts the tree here). Every call
 // is counted, on its node or, once the space is gone, on a marker at the thread's root, shown even at 0.0%. Only
 // the text report is written: the JSON of some 4 million nodes takes seconds to write and to read.
 TEST(Limits, CallsBeyondTheNodeLimitAreCountedOnOneMarker) {
   std::string dir = scratch_dir("limits_node_limit");
   ProcessResult r = run_process(
-      with_app({launcher_path(), "run", "--format", "text", "-o", dir + "/r", "--"}, "ExitPaths", {"node-limit"}));
+      with_app({launcher_path(), "run", "--max-tree-mb", "64", "--format", "text", "-o", dir + "/r", "--"}, "ExitPaths",
+               {"node-limit"}));
   ASSERT_EQ(r.exit_code, 5) << r.err;
   const std::string text = read_file(dir + "/r.txt");
   auto number = [](std::string digits) {
@@ -63,9 +65,14 @@ TEST(Limits, CallsBeyondTheNodeLimitAreCountedOnOneMarker) {
   ASSERT_TRUE(std::regex_search(text, dropped, std::regex("not captured: .*tree_full=([0-9,]+)"))) << text.substr(0, 400);
   ASSERT_TRUE(std::regex_search(text, marker, std::regex("\n +([0-9,]+) .*%  \\[calls beyond the node limit\\]\n")));
   const uint64_t beyond = number(marker[1]);
-  EXPECT_EQ(beyond, number(dropped[1]));
+  // The memory is shared: threads that ran on after it was gone have markers of their own.
+  const std::regex any_marker("\n +([0-9,]+) .*%  \\[calls beyond the node limit\\]\n");
+  uint64_t all_markers = 0;
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), any_marker); it != std::sregex_iterator(); ++it)
+    all_markers += number((*it)[1]);
+  EXPECT_EQ(all_markers, number(dropped[1]));
   constexpr uint64_t kCalls = (uint64_t(1) << 23) - 1;
-  EXPECT_GT(beyond, 0u);
+  EXPECT_GT(beyond, kCalls / 2) << "the first marker is the recursing thread's";
   EXPECT_LT(beyond, kCalls);
   // The marker's thread: every one of its Left and Right calls is in its count, beside a few thousand others.
   const std::string before = text.substr(0, size_t(marker.position(0)));

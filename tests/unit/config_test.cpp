@@ -31,6 +31,7 @@ Config readme_defaults() {
   c.formats = {"json", "text"};
   c.allow_inlining = false;
   c.max_depth = 65536;
+  c.max_tree_mb = 4096;
   c.hooks = HookFamily::kElt3;
   c.exact_times = false;
   c.noop_hooks = false;
@@ -49,6 +50,7 @@ TEST(Config, EveryDefaultIsTheOneTheReadmeStates) {
   EXPECT_EQ(c.reconcile_ms, 100u);
   EXPECT_FALSE(c.verify);
   EXPECT_EQ(c.max_depth, 65536u);
+  EXPECT_EQ(c.max_tree_mb, 4096u);
   EXPECT_EQ(c.formats, (std::vector<std::string>{"json", "text"}));
   EXPECT_DOUBLE_EQ(c.min_percent, 0.5);
   EXPECT_EQ(c.hooks, HookFamily::kElt3);
@@ -118,7 +120,8 @@ TEST(Config, GoodValues) {
                    {"UMBRA_INTERVAL_MS", "1"},
                    {"UMBRA_FORMATS", "text"},
                    {"UMBRA_ALLOW_INLINING", "yes"},
-                   {"UMBRA_MAX_DEPTH", "1000"}},
+                   {"UMBRA_MAX_DEPTH", "1000"},
+                   {"UMBRA_MAX_TREE_MB", "64"}},
                   warnings);
   EXPECT_TRUE(warnings.empty());
   EXPECT_EQ(c.output_prefix, "/tmp/x");
@@ -128,6 +131,7 @@ TEST(Config, GoodValues) {
   EXPECT_EQ(c.formats, std::vector<std::string>{"text"});
   EXPECT_TRUE(c.allow_inlining);
   EXPECT_EQ(c.max_depth, 1000u);
+  EXPECT_EQ(c.max_tree_mb, 64u);
 }
 
 // Every variable with every kind of bad value: exactly one line naming the variable and the value, and the

@@ -61,8 +61,9 @@ inline ReportStats every_stat() {
       .report_trigger = "shutdown", .partial = false, .hook_family = "elt3", .call_timing = "coarse_1ms",
       .enter_hooks = 1, .leave_hooks = 2, .tailcall_hooks = 3, .exception_unwinds = 4,
       .recursive_tail_calls_counted = true, .drops = NamedCounts{{"stack_overflow", 5}, {"tree_full", 0}},
-      .tree = ReportStats::Tree{.nodes = 36, .node_bytes = 37, .node_bytes_max_thread = 38, .slow_enters = 39,
-                                .child_searches = 40, .sibling_steps = 41, .indexed_searches = 42, .unread = {}},
+      .tree = ReportStats::Tree{.nodes = 36, .node_bytes = 37, .node_bytes_max_thread = 38, .node_bytes_limit = 43,
+                                .slow_enters = 39, .child_searches = 40, .sibling_steps = 41, .indexed_searches = 42,
+                                .unread = {}},
       .sampler = ReportStats::Sampler{
           .interval_ms = 6, .ticks = 7, .samples = 8, .unchanged_samples = 9, .suspensions = 10,
           .suspended_ns_mean = 11, .suspended_ns_max = 12, .suspend_wait_ns_mean = 13, .tick_ns_mean = 14,

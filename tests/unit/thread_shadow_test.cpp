@@ -406,6 +406,32 @@ TEST(ThreadShadow, CallsInARepeatedOrderNeedNoSearch) {
   for (clr::FunctionID f : {B, C, D}) EXPECT_EQ(child(*a, f)->calls.get(), 100u);
 }
 
+// The node memory is shared: what one thread's tree took, another's cannot, and each is cut where the budget ran out.
+TEST(ThreadShadow, ThreadsShareOneNodeBudget) {
+  NodeBudget budget(size_t(3) << 20);  // three chunks of a megabyte
+  ThreadShadow big(small_limits(64, size_t(8) << 20), &budget), small(small_limits(64, size_t(8) << 20), &budget);
+  auto fill = [](ThreadShadow& s, clr::FunctionID first, int calls) {
+    s.enter(A, 0);
+    for (clr::FunctionID f = first; f < first + calls; ++f) {
+      s.enter(f, 0);
+      s.leave(f, 0);
+    }
+    s.leave(A, 0);
+  };
+  fill(small, 0x1000, 10);     // takes one chunk
+  fill(big, 0x100000, 40000);  // would need 3.5 MB: gets the two chunks left
+  EXPECT_EQ(budget.left(), 0u);
+  EXPECT_GT(big.drops(DropReason::kTreeFull), 0u);
+  EXPECT_LE(big.node_bytes(), size_t(2) << 20);
+  EXPECT_GT(big.node_bytes(), (size_t(2) << 20) - sizeof(CallNode) * 2);
+  EXPECT_EQ(small.drops(DropReason::kTreeFull), 0u);
+  fill(small, 0x1000, 10);  // the paths it has cost nothing more
+  EXPECT_EQ(small.drops(DropReason::kTreeFull), 0u);
+  fill(small, 0x2000, 1);  // a new path still fits in the chunk it holds
+  EXPECT_EQ(small.node_count(), 12u);
+  EXPECT_EQ(small.drops(DropReason::kTreeFull), 0u);
+}
+
 TEST(ThreadShadow, OpenFramesAreVisibleToReaders) {
   ThreadShadow s(small_limits());
   s.enter(A, 10);
