@@ -3,9 +3,12 @@
 #include <rapidjson/memorystream.h>
 #include <rapidjson/reader.h>
 
+#include <algorithm>
 #include <array>
+#include <charconv>
 #include <cstdint>
 #include <string>
+#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -76,12 +79,31 @@ class StreamHandler {
 
   bool Null() { return value(JsonValue()); }
   bool Bool(bool b) { return value(JsonValue(b)); }
-  bool Int(int i) { return value(JsonValue(int64_t(i))); }
-  bool Uint(unsigned u) { return value(JsonValue(uint64_t(u))); }
-  bool Int64(int64_t i) { return value(JsonValue(i)); }
-  bool Uint64(uint64_t u) { return value(JsonValue(u)); }
-  bool Double(double d) { return value(JsonValue(d)); }
-  bool RawNumber(const char*, rapidjson::SizeType, bool) { return false; }  // only with a flag not given
+  // Numbers come as text (kParseNumbersAsStringsFlag: RapidJSON 1.1.0's conversion of some doubles is undefined
+  // behaviour) and are converted as the general reader converts them: an integer that fits 64 bits as one, anything
+  // else with from_chars as a double. A double out of range stops this reader (the general one reads the file).
+  bool RawNumber(const char* s, rapidjson::SizeType n, bool) {
+    const char* end = s + n;
+    bool integral = std::find_if(s, end, [](char c) { return c == '.' || c == 'e' || c == 'E'; }) == end;
+    if (integral && n > 0 && *s == '-') {
+      int64_t v = 0;
+      if (auto [last, error] = std::from_chars(s, end, v); error == std::errc() && last == end)
+        return value(JsonValue(v));
+    } else if (integral) {
+      uint64_t v = 0;
+      if (auto [last, error] = std::from_chars(s, end, v); error == std::errc() && last == end)
+        return value(JsonValue(v));
+    }
+    double d = 0;
+    auto [last, error] = std::from_chars(s, end, d);
+    return error == std::errc() && last == end && value(JsonValue(d));
+  }
+  // Never called with kParseNumbersAsStringsFlag.
+  bool Int(int) { return false; }
+  bool Uint(unsigned) { return false; }
+  bool Int64(int64_t) { return false; }
+  bool Uint64(uint64_t) { return false; }
+  bool Double(double) { return false; }
   bool String(const char* s, rapidjson::SizeType n, bool) { return value(JsonValue(std::string(s, n))); }
   bool Key(const char* s, rapidjson::SizeType n, bool) { return key(std::string_view(s, n)); }
   bool StartObject() { return open(true); }
@@ -349,8 +371,8 @@ std::optional<Report> read_streamed_report(std::string_view text) {
   rapidjson::MemoryStream stream(text.data(), text.size());
   StreamHandler handler(stream, text.size());
   rapidjson::Reader reader;
-  // Iterative: nesting takes no call stack. Full precision: numbers read as the general reader's from_chars does.
-  constexpr unsigned kFlags = rapidjson::kParseIterativeFlag | rapidjson::kParseFullPrecisionFlag;
+  // Iterative: nesting takes no call stack. Numbers as text: see StreamHandler::RawNumber.
+  constexpr unsigned kFlags = rapidjson::kParseIterativeFlag | rapidjson::kParseNumbersAsStringsFlag;
   if (reader.Parse<kFlags>(stream, handler).IsError()) return std::nullopt;
   // RapidJSON takes a NUL byte for the end of the text; what follows one is text after the document.
   if (stream.Tell() != text.size()) return std::nullopt;
