@@ -86,8 +86,8 @@ class ExceptionTracking {
       if (unwound_[k] == frame) return true;
     return false;
   }
-  // The shadow stack is cut to `depth` frames: unwound frames at or above it are gone.
   bool any_unwound() const { return unwound_count_ != 0; }
+  // The shadow stack is cut to `depth` frames: unwound frames at or above it are gone.
   void popped_to(uint32_t depth) {
     for (uint32_t k = unwound_count_; k-- > 0;)
       if (unwound_[k] >= depth) unwound_[k] = unwound_[--unwound_count_];

@@ -85,9 +85,10 @@ void ThreadShadow::enter_slow(clr::FunctionID function, uint64_t now_ticks) {
     if (top != tree_full_node_) child_of(top, kDeeperCallsFunction)->calls.add(1);
     return;
   }
+  // try_enter, which always runs first, looked for this child everywhere and found none: the call path is new.
   CallNode* parent = current_.load(std::memory_order_relaxed);
-  CallNode* node = parent->last_hit;
-  if (node == nullptr || node->function != function) node = child_of(parent, function);
+  CallNode* node = new_child(parent, function);
+  parent->last_hit = node;
   node->calls.add(1);
   if (pending_tail_entry_) {
     node->tail_entries.add(1);

@@ -140,6 +140,7 @@ class ThreadShadow {
   void discard_frames() { frames_region_.discard_pages(); }
 
  private:
+  // Only after try_enter declined: a full stack, or a call path with no node yet.
   void enter_slow(clr::FunctionID function, uint64_t now_ticks);
   void leave_slow(clr::FunctionID function, uint64_t now_ticks);
   // Pushes a frame for `node` at depth `d` and publishes it.
