@@ -5,13 +5,13 @@
 namespace umbra {
 namespace {
 
-ReportNode convert(const SampledTree& tree, uint32_t index, const std::function<FunctionName(clr::FunctionID)>& managed,
-                   const NativeLookup& native) {
+ReportNode convert(const SampledTree& tree, uint32_t index, FrameNamer& names) {
   const SampledTree::Node& node = tree.node(index);
-  ReportNode out = named_frame(node.frame, managed, native);
+  ReportNode out;
+  out.frame = names.of(node.frame);
   out.self_samples = node.self_samples;
   SiblingMerger children(out.children);
-  for (uint32_t child : node.children) children.add(convert(tree, child, managed, native));
+  for (uint32_t child : node.children) children.add(convert(tree, child, names));
   return out;
 }
 
@@ -20,9 +20,10 @@ ReportNode convert(const SampledTree& tree, uint32_t index, const std::function<
 std::vector<ReportNode> build_sampled_roots(const SampledTree& tree,
                                             const std::function<FunctionName(clr::FunctionID)>& managed,
                                             const NativeLookup& native) {
+  FrameNamer names(managed, native);
   std::vector<ReportNode> roots;
   SiblingMerger merger(roots);
-  for (uint32_t child : tree.root().children) merger.add(convert(tree, child, managed, native));
+  for (uint32_t child : tree.root().children) merger.add(convert(tree, child, names));
   for (auto& r : roots) finish_totals(r);
   return roots;
 }

@@ -7,11 +7,10 @@ namespace umbra {
 namespace {
 
 struct Lookups {
-  const NameLookup& names;
+  FrameNamer& names;
   double ns_per_tick;
   const OpenTicks& open;
   const SpliceLookup& splices;
-  const NativeLookup& native;
 };
 
 ReportNode convert(const CallNode& node, const Lookups& l);
@@ -23,7 +22,8 @@ ReportNode convert_with_splice(const CallNode& node, const Lookups& l) {
   if (run == nullptr || run->empty()) return converted;
   for (size_t i = run->size(); i-- > 0;) {
     const SampleFrame& f = (*run)[i];
-    ReportNode wrapper = named_frame(f, l.names, l.native);
+    ReportNode wrapper;
+    wrapper.frame = l.names.of(f);
     wrapper.total_ns = converted.total_ns;
     wrapper.children.push_back(std::move(converted));
     converted = std::move(wrapper);
@@ -32,21 +32,14 @@ ReportNode convert_with_splice(const CallNode& node, const Lookups& l) {
 }
 
 ReportNode convert(const CallNode& node, const Lookups& l) {
-  const NameLookup& names = l.names;
+  static const ReportFrame* const tree_full = intern_frame("[calls beyond the node limit]", "", "marker");
+  static const ReportFrame* const deeper = intern_frame("[deeper calls not recorded: shadow stack full]", "", "marker");
   const double ns_per_tick = l.ns_per_tick;
   const OpenTicks& open = l.open;
   ReportNode out;
-  if (node.function == kTreeFullFunction) {
-    out.name = "[calls beyond the node limit]";
-    out.kind = "marker";
-  } else if (node.function == kDeeperCallsFunction) {
-    out.name = "[deeper calls not recorded: shadow stack full]";
-    out.kind = "marker";
-  } else {
-    FunctionName name = names(node.function);
-    out.name = std::move(name.name);
-    out.module = std::move(name.module);
-  }
+  if (node.function == kTreeFullFunction) out.frame = tree_full;
+  else if (node.function == kDeeperCallsFunction) out.frame = deeper;
+  else out.frame = l.names.managed(node.function);
   uint64_t ticks = node.total_ticks.get();
   if (auto it = open.find(&node); it != open.end()) ticks += it->second;
   out.calls = node.calls.get();
@@ -61,25 +54,30 @@ ReportNode convert(const CallNode& node, const Lookups& l) {
 
 }  // namespace
 
-ReportNode named_frame(const SampleFrame& frame, const NameLookup& managed, const NativeLookup& native) {
-  ReportNode out;
-  if (frame.native && native) {
-    NativeSymbol symbol = native(frame.id);
-    out.name = std::move(symbol.name);
-    out.module = std::move(symbol.module);
-    out.kind = "native";
-  } else {
-    FunctionName name = managed(frame.id);
-    out.name = std::move(name.name);
-    out.module = std::move(name.module);
+const ReportFrame* FrameNamer::managed(clr::FunctionID function) {
+  auto [it, added] = managed_frames_.try_emplace(function, nullptr);
+  if (added) {
+    FunctionName name = managed_(function);
+    it->second = intern_frame(name.name, name.module);
   }
-  return out;
+  return it->second;
+}
+
+const ReportFrame* FrameNamer::of(const SampleFrame& frame) {
+  if (!frame.native || !native_) return managed(frame.id);
+  auto [it, added] = native_frames_.try_emplace(frame.id, nullptr);
+  if (added) {
+    NativeSymbol symbol = native_(frame.id);
+    it->second = intern_frame(symbol.name, symbol.module, "native");
+  }
+  return it->second;
 }
 
 std::vector<ReportNode> build_roots(const CallNode& root, const NameLookup& names, double ns_per_tick,
                                     const OpenTicks& open, const SpliceLookup& splices,
                                     const NativeLookup& native) {
-  Lookups l{names, ns_per_tick, open, splices, native};
+  FrameNamer namer(names, native);
+  Lookups l{namer, ns_per_tick, open, splices};
   std::vector<ReportNode> roots;
   SiblingMerger merger(roots);
   for (const CallNode* child = root.first_child_acquire(); child; child = child->next_sibling)

@@ -25,8 +25,20 @@ using SpliceLookup = std::function<const std::vector<SampleFrame>*(const CallNod
 // Ticks of frames still open when the report is taken, per node; added to those nodes' totals.
 using OpenTicks = std::unordered_map<const CallNode*, uint64_t>;
 
-// A frame of a snapshot or a sampled tree as a report node: its method's name and module, or its native symbol.
-ReportNode named_frame(const SampleFrame& frame, const NameLookup& managed, const NativeLookup& native);
+// Names frames for one report, each function and native address once (a tree repeats them on many nodes).
+class FrameNamer {
+ public:
+  FrameNamer(const NameLookup& managed, const NativeLookup& native) : managed_(managed), native_(native) {}
+  const ReportFrame* managed(clr::FunctionID function);
+  // A frame of a snapshot or a sampled tree: its method's name and module, or its native symbol.
+  const ReportFrame* of(const SampleFrame& frame);
+
+ private:
+  const NameLookup& managed_;
+  const NativeLookup& native_;
+  std::unordered_map<clr::FunctionID, const ReportFrame*> managed_frames_;
+  std::unordered_map<uintptr_t, const ReportFrame*> native_frames_;
+};
 
 // With `splices`, the runs of frames a snapshot found between a node and its parent are inserted there (native
 // frames as "kind":"native"; their calls are unknown, their time is their child's).

@@ -157,10 +157,12 @@ void Session::add_shadow_threads(Report& report) {
   NameLookup lookup = [this](clr::FunctionID f) { return names_.lookup(f); };
   NativeLookup native = [this](uintptr_t ip) { return native_symbols_.lookup(ip); };
   const SpliceMap splices = sampler_->splices();
-  SpliceLookup splice_of = [&](const CallNode* node) -> const std::vector<SampleFrame>* {
-    auto it = splices.find(node);
-    return it == splices.end() || !it->second.shown() ? nullptr : &it->second.frames;
-  };
+  SpliceLookup splice_of;
+  if (!splices.empty())
+    splice_of = [&](const CallNode* node) -> const std::vector<SampleFrame>* {
+      auto it = splices.find(node);
+      return it == splices.end() || !it->second.shown() ? nullptr : &it->second.frames;
+    };
 
   // Threads in the order their shadows were claimed: the main thread first.
   std::unordered_map<const ThreadShadow*, size_t> claim_order;

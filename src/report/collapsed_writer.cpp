@@ -60,7 +60,7 @@ std::string report_to_collapsed(const Report& report, const CollapsedOptions& op
       if (step.depth == 0) path = first;
       else path.resize(ends[step.depth - 1]);
       if (step.depth > 0 || options.thread_frame) path += ';';
-      path += node_frame_text(step.node.name);
+      path += node_frame_text(step.node.name());
       ends.resize(step.depth);
       ends.push_back(path.size());
       if (step.weight) emit(step.weight);

@@ -50,9 +50,9 @@ void flatten(const ReportNode& root, Strings& strings, std::string& out, size_t&
     if (self > 0) out += ',';
     out += '[';
     out += std::to_string(parent);
-    out += ',' + std::to_string(strings.index(node->name));
-    out += ',' + std::to_string(strings.index(node->module));
-    out += node->kind == "native" ? ",1" : ",0";
+    out += ',' + std::to_string(strings.index(node->name()));
+    out += ',' + std::to_string(strings.index(node->module()));
+    out += node->kind() == "native" ? ",1" : ",0";
     for (std::optional<uint64_t> v : {node->calls, node->total_ns, node->self_ns, std::optional(node->samples),
                                       std::optional(node->self_samples), std::optional(node->tail_entries)}) {
       out += ',';

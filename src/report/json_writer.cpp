@@ -22,8 +22,8 @@ void append_optional(std::string& out, const std::optional<uint64_t>& v) {
 
 // Each distinct (name, module, kind) once; nodes refer to it by index.
 struct NameModuleKind {
-  std::array<std::string_view, 3> operator()(const ReportNode& node) const {
-    return {node.name, node.module, node.kind};
+  std::array<std::string_view, 3> operator()(const ReportFrame& frame) const {
+    return {frame.name, frame.module, frame.kind};
   }
 };
 using Frames = FrameTable<NameModuleKind>;
@@ -31,7 +31,7 @@ using Frames = FrameTable<NameModuleKind>;
 void append_frames(std::string& out, const Frames& frames) {
   out += "[";
   for (size_t i = 0; i < frames.frames().size(); ++i) {
-    const ReportNode& frame = *frames.frames()[i];
+    const ReportFrame& frame = *frames.frames()[i];
     out += i ? ",\n[" : "\n[";
     append_json_string(out, frame.name);
     out += ',';
@@ -45,7 +45,7 @@ void append_frames(std::string& out, const Frames& frames) {
 
 // A node and its subtree in pre-order, kNodeFields numbers per node. Deep trees: callers run on a large stack.
 void append_nodes(std::string& out, const ReportNode& node, Frames& frames, bool& first) {
-  const std::optional<uint64_t> fields[] = {frames.index_of(node), node.children.size(), node.calls,
+  const std::optional<uint64_t> fields[] = {frames.index_of(node.frame), node.children.size(), node.calls,
                                             node.samples,           node.self_samples,   node.total_ns,
                                             node.self_ns,           node.tail_entries};
   static_assert(std::size(fields) == kNodeFields.size());

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "report/report_frame.h"
 #include "report/report_stats.h"
 
 namespace umbra {
@@ -23,9 +24,7 @@ inline constexpr std::array<const char*, 8> kNodeFields = {"frame",        "chil
                                                            "self_samples", "total_ns", "self_ns", "tail_entries"};
 
 struct ReportNode {
-  std::string name;
-  std::string kind = "managed";  // "managed" | "native" | "marker" (where umbra stopped recording, and why)
-  std::string module;
+  const ReportFrame* frame = unnamed_frame();
   std::optional<uint64_t> calls;
   std::optional<uint64_t> total_ns;
   std::optional<uint64_t> self_ns;
@@ -33,6 +32,10 @@ struct ReportNode {
   uint64_t self_samples = 0;
   uint64_t tail_entries = 0;
   std::vector<ReportNode> children;
+
+  const std::string& name() const { return frame->name; }
+  const std::string& module() const { return frame->module; }
+  const std::string& kind() const { return frame->kind; }
 };
 
 struct ReportThread {

@@ -95,9 +95,10 @@ bool nested_deeper_than(const JsonValue& v, size_t levels) {
 // A node's own fields; returns its children, for which `n.children` has room.
 const JsonValue::Array& read_node(const JsonValue& v, ReportNode& n, const NodePath& where) {
   if (!v.is_object()) fail(where, "not an object");
-  n.name = string_of(v, "name", where);
-  if (const JsonValue* kind = v.find("kind"); kind && kind->is_string()) n.kind = kind->as_string();
-  if (const JsonValue* module = v.find("module"); module && module->is_string()) n.module = module->as_string();
+  const JsonValue* kind = v.find("kind");
+  const JsonValue* module = v.find("module");
+  n.frame = intern_frame(string_of(v, "name", where), module && module->is_string() ? module->as_string() : "",
+                         kind && kind->is_string() ? kind->as_string() : "managed");
   n.calls = optional_count(v, "calls", where);
   n.total_ns = optional_count(v, "total_ns", where);
   n.self_ns = optional_count(v, "self_ns", where);
@@ -140,12 +141,8 @@ ReportNode tree_from(const JsonValue& v, const std::string& thread, size_t root)
   return tree;
 }
 
-struct Frame {
-  std::string name, module, kind;
-};
-
-std::vector<Frame> frames_from(const JsonValue& doc) {
-  std::vector<Frame> frames;
+std::vector<const ReportFrame*> frames_from(const JsonValue& doc) {
+  std::vector<const ReportFrame*> frames;
   const auto& entries = array_of(doc, "frames", std::string("document"));
   frames.reserve(entries.size());
   for (size_t i = 0; i < entries.size(); ++i) {
@@ -153,7 +150,7 @@ std::vector<Frame> frames_from(const JsonValue& doc) {
     if (!e.is_array() || e.as_array().size() != 3 || !e.as_array()[0].is_string() || !e.as_array()[1].is_string() ||
         !e.as_array()[2].is_string())
       fail("frames[" + std::to_string(i) + "]", "not [name, module, kind]");
-    frames.push_back({e.as_array()[0].as_string(), e.as_array()[1].as_string(), e.as_array()[2].as_string()});
+    frames.push_back(intern_frame(e.as_array()[0].as_string(), e.as_array()[1].as_string(), e.as_array()[2].as_string()));
   }
   return frames;
 }
@@ -168,7 +165,7 @@ void check_node_fields(const JsonValue& doc) {
 
 // A thread's nodes, kNodeFields.size() numbers each in pre-order, back into trees. Iterative: a deep tree takes
 // no call stack here.
-std::vector<ReportNode> trees_from(const JsonValue::Array& values, const std::vector<Frame>& frames,
+std::vector<ReportNode> trees_from(const JsonValue::Array& values, const std::vector<const ReportFrame*>& frames,
                                    const std::string& thread) {
   constexpr size_t kWidth = kNodeFields.size();
   if (values.size() % kWidth != 0) fail(thread, "nodes", "not " + std::to_string(kWidth) + " numbers per node");
@@ -203,9 +200,7 @@ std::vector<ReportNode> trees_from(const JsonValue::Array& values, const std::ve
       node = &open.back().node->children.emplace_back();  // reserved: earlier siblings do not move
       --open.back().children_left;
     }
-    node->name = frames[frame].name;
-    node->module = frames[frame].module;
-    node->kind = frames[frame].kind;
+    node->frame = frames[frame];
     node->calls = number(2);
     node->samples = number(3).value_or(0);
     node->self_samples = number(4).value_or(0);
@@ -234,7 +229,7 @@ Report report_from_json(const JsonValue& doc) {
     fail("schema", std::string("not \"") + kReportSchema + "\" or \"" + kReportSchemaV1 +
                        "\" (is this an umbra report?)");
   const std::string document = "document";
-  std::vector<Frame> frames;
+  std::vector<const ReportFrame*> frames;
   if (current) {
     check_node_fields(doc);
     frames = frames_from(doc);

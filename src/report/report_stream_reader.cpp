@@ -195,7 +195,7 @@ class StreamHandler {
         return done_;
       case In::kNodeFields: return node_fields_ == kNodeFields.size();
       case In::kFrame:
-        frames_.push_back(std::move(frame_));
+        frames_.push_back(intern_frame(frame_.name, frame_.module, frame_.kind));
         return frame_strings_ == 3;
       case In::kThread:
         report_.threads.push_back(std::move(thread_));
@@ -311,10 +311,7 @@ class StreamHandler {
       node = &open_.back().node->children.emplace_back();  // reserved: earlier siblings do not move
       --open_.back().children_left;
     }
-    const Frame& frame = frames_[*fields_[0]];
-    node->name = frame.name;
-    node->module = frame.module;
-    node->kind = frame.kind;
+    node->frame = frames_[*fields_[0]];
     node->calls = fields_[2];
     node->samples = fields_[3].value_or(0);
     node->self_samples = fields_[4].value_or(0);
@@ -346,8 +343,8 @@ class StreamHandler {
   struct Frame {
     std::string name, module, kind;
   };
-  std::vector<Frame> frames_;
-  Frame frame_;
+  std::vector<const ReportFrame*> frames_;
+  Frame frame_;  // the one being read
   size_t frame_strings_ = 0;
 
   ReportThread thread_;

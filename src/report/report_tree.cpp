@@ -1,7 +1,6 @@
 #include "report/report_tree.h"
 
 #include <optional>
-#include <string_view>
 
 namespace umbra {
 namespace {
@@ -12,31 +11,18 @@ void add_optional(std::optional<uint64_t>& into, const std::optional<uint64_t>& 
 
 }  // namespace
 
-size_t SiblingMerger::Hash::operator()(size_t i) const {
-  const ReportNode& node = merger->at(i);
-  std::hash<std::string_view> hash;
-  return (hash(node.name) * 1000003 ^ hash(node.module)) * 1000003 ^ hash(node.kind);
-}
-
-bool SiblingMerger::Equal::operator()(size_t a, size_t b) const {
-  const ReportNode &x = merger->at(a), &y = merger->at(b);
-  return x.name == y.name && x.module == y.module && x.kind == y.kind;
-}
-
-SiblingMerger::SiblingMerger(std::vector<ReportNode>& siblings)
-    : siblings_(siblings), index_(siblings.size(), Hash{this}, Equal{this}) {
-  for (size_t i = 0; i < siblings_.size(); ++i) index_.insert(i);
+SiblingMerger::SiblingMerger(std::vector<ReportNode>& siblings) : siblings_(siblings) {
+  index_.reserve(siblings.size());
+  for (size_t i = 0; i < siblings_.size(); ++i) index_.emplace(siblings_[i].frame, i);
 }
 
 void SiblingMerger::add(ReportNode&& node) {
-  probe_ = &node;
-  auto it = index_.find(kProbe);
-  if (it != index_.end()) {
-    merge_node(siblings_[*it], std::move(node));
+  auto [it, added] = index_.try_emplace(node.frame, siblings_.size());
+  if (!added) {
+    merge_node(siblings_[it->second], std::move(node));
     return;
   }
   siblings_.push_back(std::move(node));
-  index_.insert(siblings_.size() - 1);
 }
 
 void merge_node(ReportNode& into, ReportNode&& from) {

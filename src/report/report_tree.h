@@ -4,14 +4,14 @@
 #pragma once
 
 #include <string>
-#include <unordered_set>
+#include <unordered_map>
 #include <vector>
 
 #include "report/report.h"
 
 namespace umbra {
 
-// Appends nodes to a sibling list, merging those with the same method (hash index: lists can be long).
+// Appends nodes to a sibling list, merging those with the same frame (hash index: lists can be long).
 class SiblingMerger {
  public:
   explicit SiblingMerger(std::vector<ReportNode>& siblings);
@@ -20,24 +20,11 @@ class SiblingMerger {
   void add(ReportNode&& node);
 
  private:
-  // The index holds positions in siblings_, hashed and compared through the nodes (no key string per node);
-  // kProbe stands for the node being added.
-  static constexpr size_t kProbe = ~size_t{0};
-  const ReportNode& at(size_t i) const { return i == kProbe ? *probe_ : siblings_[i]; }
-  struct Hash {
-    const SiblingMerger* merger;
-    size_t operator()(size_t i) const;
-  };
-  struct Equal {
-    const SiblingMerger* merger;
-    bool operator()(size_t a, size_t b) const;
-  };
   std::vector<ReportNode>& siblings_;
-  const ReportNode* probe_ = nullptr;
-  std::unordered_set<size_t, Hash, Equal> index_;
+  std::unordered_map<const ReportFrame*, size_t> index_;  // frame -> position in siblings_
 };
 
-// Adds `from` into `into` (same method): counters summed, children merged by name and module.
+// Adds `from` into `into` (same method): counters summed, children merged by frame.
 void merge_node(ReportNode& into, ReportNode&& from);
 
 // Recomputes self_ns and samples bottom-up: self = total - sum(children totals); samples = self + children.

@@ -12,14 +12,14 @@ namespace {
 
 // speedscope's frames are a name and a file: nodes of another kind with the same name are one frame.
 struct NameModule {
-  std::array<std::string_view, 2> operator()(const ReportNode& node) const { return {node.name, node.module}; }
+  std::array<std::string_view, 2> operator()(const ReportFrame& frame) const { return {frame.name, frame.module}; }
 };
 using Frames = FrameTable<NameModule>;
 
 void append_frames(std::string& out, const Frames& frames) {
   out += "\"frames\":[";
   for (size_t i = 0; i < frames.frames().size(); ++i) {
-    const ReportNode& frame = *frames.frames()[i];
+    const ReportFrame& frame = *frames.frames()[i];
     if (i) out += ',';
     out += "{\"name\":";
     append_json_string(out, frame.name);
@@ -49,7 +49,7 @@ void event(std::string& out, bool& first, char type, uint64_t at, size_t frame) 
 // Opens `node` at `at`, lays its children out inside it one after another, closes it at at + total. Children never
 // exceed their parent, but each is clipped to the room left so that rounding can never break the nesting.
 void lay_out(const ReportNode& node, uint64_t at, uint64_t total, Frames& frames, std::string& out, bool& first) {
-  size_t frame = frames.index_of(node);
+  size_t frame = frames.index_of(node.frame);
   event(out, first, 'O', at, frame);
   uint64_t child_at = at;
   for (const auto& child : node.children) {
@@ -63,7 +63,7 @@ void lay_out(const ReportNode& node, uint64_t at, uint64_t total, Frames& frames
 
 // One stack per node with self samples, as frame indices from the root. Bounded (report/bounded_stacks.h): `bytes`
 // counts what all threads wrote so far.
-void sampled_stacks(const ReportThread& thread, const StackLimits& limits, Frames& frames, const ReportNode& marker,
+void sampled_stacks(const ReportThread& thread, const StackLimits& limits, Frames& frames, const ReportFrame* marker,
                     std::string& samples, std::string& weights, size_t& bytes, StackCuts& cuts) {
   std::vector<size_t> path;
   std::string stack;
@@ -86,7 +86,7 @@ void sampled_stacks(const ReportThread& thread, const StackLimits& limits, Frame
   auto self_samples = [](const ReportNode& node) { return node.self_samples; };
   walk_bounded_stacks(thread.roots, limits.max_frames, self_samples, [&](const StackStep& step) {
     path.resize(step.depth);
-    path.push_back(frames.index_of(step.node));
+    path.push_back(frames.index_of(step.node.frame));
     if (step.weight) emit(step.weight);
     if (step.deeper_weight) {
       path.push_back(frames.index_of(marker));
@@ -103,9 +103,7 @@ std::string thread_title(const ReportThread& t) {
 
 std::string report_to_speedscope(const Report& report, const std::string& title, StackCuts* cuts,
                                  const StackLimits& limits) {
-  ReportNode marker;  // outlives `frames`, which points at it
-  marker.name = kDeeperFrames;
-  marker.kind = "marker";
+  const ReportFrame* marker = intern_frame(kDeeperFrames, "", "marker");
   Frames frames;
   StackCuts counted;
   size_t stack_bytes = 0;

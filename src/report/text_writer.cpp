@@ -51,9 +51,9 @@ void line(std::string& out, const std::string& calls, const std::string& samples
 void write_node(std::string& out, const ReportNode& node, int depth, uint64_t thread_weight, double min_percent,
                 const Weight& weight) {
   double percent = thread_weight ? 100.0 * double(weight.of(node)) / double(thread_weight) : 0.0;
-  std::string label = display_text(node.name);
-  if (!node.module.empty()) label += "  [" + display_text(node.module) + "]";
-  if (node.kind == "native") label += "  (native)";
+  std::string label = display_text(node.name());
+  if (!node.module().empty()) label += "  [" + display_text(node.module()) + "]";
+  if (node.kind() == "native") label += "  (native)";
   if (node.tail_entries) label += "  (" + with_commas(node.tail_entries) + " via tail call)";
   line(out, node.calls ? with_commas(*node.calls) : "-", with_commas(node.samples), ms(node.total_ns),
        ms(node.self_ns), percent, depth, label);
@@ -65,7 +65,7 @@ void write_node(std::string& out, const ReportNode& node, int depth, uint64_t th
   uint64_t folded = 0, folded_calls = 0, folded_weight = 0;
   for (const ReportNode* child : children) {
     double child_percent = thread_weight ? 100.0 * double(weight.of(*child)) / double(thread_weight) : 0.0;
-    if (child_percent < min_percent && child->kind != "marker") {  // a cut in the tree is always shown
+    if (child_percent < min_percent && child->kind() != "marker") {  // a cut in the tree is always shown
       ++folded;
       folded_calls += child->calls.value_or(0);
       folded_weight += weight.of(*child);

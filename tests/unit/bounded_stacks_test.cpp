@@ -12,7 +12,7 @@ namespace {
 
 ReportNode sampled(std::string name, uint64_t self, std::vector<ReportNode> children = {}) {
   ReportNode n;
-  n.name = std::move(name);
+  testing::set_name(n, std::move(name));
   n.self_samples = self;
   n.children = std::move(children);
   return n;
@@ -23,7 +23,7 @@ std::string walk(const std::vector<ReportNode>& roots, size_t max_frames, StackC
   walk_bounded_stacks(
       roots, max_frames, [](const ReportNode& n) { return n.self_samples; },
       [&](const StackStep& s) {
-        seen += s.node.name + "@" + std::to_string(s.depth) + "=" + std::to_string(s.weight);
+        seen += s.node.name() + "@" + std::to_string(s.depth) + "=" + std::to_string(s.weight);
         if (s.deeper_weight) seen += "+" + std::to_string(s.deeper_weight);
         seen += " ";
       },

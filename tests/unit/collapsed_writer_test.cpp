@@ -30,7 +30,7 @@ TEST(CollapsedWriter, OneLinePerStackWeightedAsAsked) {
 
 TEST(CollapsedWriter, SeparatorsInNamesCannotSplitAFrame) {
   Report r = testing::known_report();
-  r.threads[0].roots[0].name = "A;B C";
+  testing::set_name(r.threads[0].roots[0], "A;B C");
   r.threads[0].roots[0].self_samples = 1;
   EXPECT_NE(report_to_collapsed(r, {}).find("A_B C 1\n"), std::string::npos);
 }
@@ -61,13 +61,13 @@ std::vector<std::string> reader_lines(const std::string& text) {
 TEST(CollapsedWriter, NamesCannotForgeALineOrACount) {
   Report r = testing::known_report();
   ReportNode& main = r.threads[0].roots[0];
-  main.name = "Main\xe2\x80\xa8" "Forged 999";
+  testing::set_name(main, "Main\xe2\x80\xa8" "Forged 999");
   main.self_samples = 1;
-  main.children[0].name = "Ends in 999";
+  testing::set_name(main.children[0], "Ends in 999");
   main.children[0].self_samples = 2;
-  main.children[1].name = testing::kHostileName + " 1.5";
+  testing::set_name(main.children[1], testing::kHostileName + " 1.5");
   main.children[1].self_samples = 3;
-  r.threads[1].roots[0].name = "Tab\t7";
+  testing::set_name(r.threads[1].roots[0], "Tab\t7");
   r.threads[1].roots[0].self_samples = 4;
   std::string out = report_to_collapsed(r, {});
   EXPECT_EQ(testing::first_unsafe(out), "");
@@ -87,7 +87,7 @@ TEST(CollapsedWriter, AFrameNeverEndsInASpaceAndANumber) {
   ReportNode& root = r.threads[0].roots[0];
   root.self_samples = 1;
   auto leaf = [&](const std::string& name) {
-    root.name = name;
+    testing::set_name(root, name);
     std::string out = report_to_collapsed(r, {});
     return out.substr(0, out.find('\n'));
   };

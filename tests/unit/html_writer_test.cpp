@@ -13,7 +13,7 @@ namespace {
 
 TEST(HtmlWriter, EmbedsTheTreeSafely) {
   Report r = testing::known_report();
-  r.threads[0].roots[0].children[1].name = "Evil</script><script>alert(1)";
+  testing::set_name(r.threads[0].roots[0].children[1], "Evil</script><script>alert(1)");
   std::string page = report_to_html(r);
   EXPECT_EQ(page.find("/*UMBRA_DATA*/"), std::string::npos);
   EXPECT_EQ(page.find("</script><script>alert"), std::string::npos) << "a name cannot end the data element";
@@ -41,8 +41,8 @@ TEST(HtmlWriter, EmbedsTheTreeSafely) {
 TEST(HtmlWriter, NamesCannotOpenACommentOrCloseTheData) {
   Report r = testing::known_report();
   r.threads[0].name = "<!--<script>";
-  r.threads[0].roots[0].children[0].name = "<!--<script>";
-  r.threads[0].roots[0].children[1].name = "</script> & >";
+  testing::set_name(r.threads[0].roots[0].children[0], "<!--<script>");
+  testing::set_name(r.threads[0].roots[0].children[1], "</script> & >");
   std::string page = report_to_html(r);
   const std::string open = "<script id=\"umbra-data\" type=\"application/json\">";
   auto start = page.find(open);

@@ -47,12 +47,12 @@ TEST(JsonWriter, UnmeasuredCountersAreNull) {
 
 TEST(JsonWriter, AFrameIsItsNameModuleAndKindTogether) {
   Report r = testing::known_report();
-  r.threads[1].roots[0].name = "App.Program.Hot";  // same name and module as a frame of thread 0...
-  r.threads[1].roots[0].kind = "native";           // ...but another kind: a frame of its own
+  testing::set_name(r.threads[1].roots[0], "App.Program.Hot");  // same name and module as a frame of thread 0...
+  testing::set_kind(r.threads[1].roots[0], "native");            // ...but another kind: a frame of its own
   JsonValue doc = parse_json(report_to_json(r));
   EXPECT_EQ(doc.find("frames")->as_array().size(), 4u);
   EXPECT_EQ(doc.find("frames")->as_array()[3].dump(), R"(["App.Program.Hot","App.dll","native"])");
-  r.threads[1].roots[0].kind = "managed";
+  testing::set_kind(r.threads[1].roots[0], "managed");
   doc = parse_json(report_to_json(r));
   EXPECT_EQ(doc.find("frames")->as_array().size(), 3u);
   EXPECT_EQ(doc.find("threads")->as_array()[1].find("nodes")->as_array()[0].as_uint(), 1u);

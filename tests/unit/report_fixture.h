@@ -2,17 +2,22 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "report/report.h"
 #include "report/report_stats.h"
 
 namespace umbra::testing {
 
+// A node's frame with one of its strings changed.
+inline void set_name(ReportNode& n, std::string_view name) { n.frame = intern_frame(name, n.module(), n.kind()); }
+inline void set_module(ReportNode& n, std::string_view module) { n.frame = intern_frame(n.name(), module, n.kind()); }
+inline void set_kind(ReportNode& n, std::string_view kind) { n.frame = intern_frame(n.name(), n.module(), kind); }
+
 inline ReportNode node(std::string name, uint64_t calls, uint64_t total_ns, uint64_t self_ns,
                        std::vector<ReportNode> children = {}) {
   ReportNode n;
-  n.name = std::move(name);
-  n.module = "App.dll";
+  n.frame = intern_frame(name, "App.dll");
   n.calls = calls;
   n.total_ns = total_ns;
   n.self_ns = self_ns;
@@ -88,11 +93,11 @@ inline const std::string kDeeperMarker = "[deeper frames not shown]";
 // recursion; destroying it recurses once per level (run_on_large_stack).
 inline Report deep_chain(int depth) {
   ReportNode chain;
-  chain.name = "F";
+  chain.frame = intern_frame("F");
   chain.self_samples = chain.samples = 1;
   for (int d = depth - 2; d >= 0; --d) {
     ReportNode parent;
-    parent.name = "F";
+    parent.frame = intern_frame("F");
     parent.self_samples = 1;
     parent.samples = uint64_t(depth - d);
     parent.children.push_back(std::move(chain));

@@ -55,8 +55,8 @@ TEST(TextWriter, HostileNamesStayOnTheirLineAndCannotControlATerminal) {
   Report r = testing::known_report();
   size_t ordinary_lines = count_lines(report_to_text(r, 0.0));
   r.threads[0].name = testing::kHostileName;
-  r.threads[0].roots[0].name = testing::kHostileName;
-  r.threads[0].roots[0].module = testing::kHostileName;
+  testing::set_name(r.threads[0].roots[0], testing::kHostileName);
+  testing::set_module(r.threads[0].roots[0], testing::kHostileName);
   std::string text = report_to_text(r, 0.0);
   EXPECT_EQ(testing::first_unsafe(text), "");
   EXPECT_EQ(count_lines(text), ordinary_lines) << text;

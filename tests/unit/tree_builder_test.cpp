@@ -23,8 +23,8 @@ TEST(TreeBuilder, NamesTimesAndSelfTime) {
   s.leave(1, 100);
   auto roots = build_roots(s.root(), name_of, 2.0, {});
   ASSERT_EQ(roots.size(), 1u);
-  EXPECT_EQ(roots[0].name, "App.F1");
-  EXPECT_EQ(roots[0].module, "App.dll");
+  EXPECT_EQ(roots[0].name(), "App.F1");
+  EXPECT_EQ(roots[0].module(), "App.dll");
   EXPECT_EQ(*roots[0].calls, 1u);
   EXPECT_EQ(*roots[0].total_ns, 200u);
   EXPECT_EQ(*roots[0].self_ns, 140u);
@@ -46,7 +46,7 @@ TEST(TreeBuilder, SiblingsWithOneNameAreMergedWithTheirChildren) {
   auto roots = build_roots(s.root(), name_of, 1.0, {});
   ASSERT_EQ(roots[0].children.size(), 1u);
   const ReportNode& box = roots[0].children[0];
-  EXPECT_EQ(box.name, "App.Box`1.Get");
+  EXPECT_EQ(box.name(), "App.Box`1.Get");
   EXPECT_EQ(*box.calls, 3u);
   ASSERT_EQ(box.children.size(), 1u);
   EXPECT_EQ(*box.children[0].calls, 3u);

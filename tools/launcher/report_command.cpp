@@ -9,6 +9,7 @@
 #include <fstream>
 #include <map>
 #include <optional>
+#include <unordered_map>
 
 #include "profiler/config.h"
 #include "profiler/value_parsers.h"
@@ -120,8 +121,9 @@ struct MethodTotals {
   bool timed = false;
 };
 
-void add_methods(const ReportNode& node, std::map<std::string, MethodTotals>& methods) {
-  MethodTotals& m = methods[node.name];
+// Per frame first (a pointer per node); frames of one name are summed after.
+void add_methods(const ReportNode& node, std::unordered_map<const ReportFrame*, MethodTotals>& methods) {
+  MethodTotals& m = methods[node.frame];
   m.self_ns += node.self_ns.value_or(0);
   m.timed |= node.self_ns.has_value();
   m.self_samples += node.self_samples;
@@ -130,9 +132,17 @@ void add_methods(const ReportNode& node, std::map<std::string, MethodTotals>& me
 }
 
 void print_top(const Report& report, uint64_t n) {
-  std::map<std::string, MethodTotals> methods;
+  std::unordered_map<const ReportFrame*, MethodTotals> by_frame;
   for (const auto& t : report.threads)
-    for (const auto& r : t.roots) add_methods(r, methods);
+    for (const auto& r : t.roots) add_methods(r, by_frame);
+  std::map<std::string, MethodTotals> methods;
+  for (const auto& [frame, totals] : by_frame) {
+    MethodTotals& m = methods[frame->name];
+    m.self_ns += totals.self_ns;
+    m.timed |= totals.timed;
+    m.self_samples += totals.self_samples;
+    m.calls += totals.calls;
+  }
   std::vector<std::pair<std::string, MethodTotals>> rows(methods.begin(), methods.end());
   bool by_time = report.mode == "shadow";
   std::stable_sort(rows.begin(), rows.end(), [&](const auto& a, const auto& b) {

@@ -1,0 +1,46 @@
+#include "report/report_frame.h"
+
+#include <mutex>
+#include <tuple>
+#include <unordered_set>
+
+namespace umbra {
+namespace {
+
+struct FrameHash {
+  using is_transparent = void;
+  size_t operator()(const ReportFrame& f) const { return hash(f.name, f.module, f.kind); }
+  size_t operator()(const std::tuple<std::string_view, std::string_view, std::string_view>& k) const {
+    return hash(std::get<0>(k), std::get<1>(k), std::get<2>(k));
+  }
+  static size_t hash(std::string_view name, std::string_view module, std::string_view kind) {
+    std::hash<std::string_view> h;
+    return (h(name) * 1000003 ^ h(module)) * 1000003 ^ h(kind);
+  }
+};
+
+struct FrameEqual {
+  using is_transparent = void;
+  using Key = std::tuple<std::string_view, std::string_view, std::string_view>;
+  static Key key(const ReportFrame& f) { return {f.name, f.module, f.kind}; }
+  static Key key(const Key& k) { return k; }
+  bool operator()(const auto& a, const auto& b) const { return key(a) == key(b); }
+};
+
+struct Frames {
+  std::mutex mutex;
+  std::unordered_set<ReportFrame, FrameHash, FrameEqual> set;  // node-based: addresses stay put
+};
+
+}  // namespace
+
+const ReportFrame* intern_frame(std::string_view name, std::string_view module, std::string_view kind) {
+  // Never destroyed: reports are written from exit handlers, after static destructors may have run.
+  static Frames* frames = new Frames;
+  std::lock_guard<std::mutex> lock(frames->mutex);
+  auto key = std::make_tuple(name, module, kind);
+  if (auto it = frames->set.find(key); it != frames->set.end()) return &*it;
+  return &*frames->set.insert(ReportFrame{std::string(name), std::string(module), std::string(kind)}).first;
+}
+
+}  // namespace umbra
