@@ -11,18 +11,27 @@ void add_optional(std::optional<uint64_t>& into, const std::optional<uint64_t>& 
 
 }  // namespace
 
-SiblingMerger::SiblingMerger(std::vector<ReportNode>& siblings) : siblings_(siblings) {
-  index_.reserve(siblings.size());
-  for (size_t i = 0; i < siblings_.size(); ++i) index_.emplace(siblings_[i].frame, i);
+SiblingMerger::SiblingMerger(std::vector<ReportNode>& siblings) : siblings_(siblings) {}
+
+ReportNode* SiblingMerger::find(const ReportFrame* frame) {
+  if (siblings_.size() <= kScanned) {
+    for (ReportNode& sibling : siblings_)
+      if (sibling.frame == frame) return &sibling;
+    return nullptr;
+  }
+  if (index_.empty())
+    for (size_t i = 0; i < siblings_.size(); ++i) index_.emplace(siblings_[i].frame, i);
+  auto it = index_.find(frame);
+  return it == index_.end() ? nullptr : &siblings_[it->second];
 }
 
 void SiblingMerger::add(ReportNode&& node) {
-  auto [it, added] = index_.try_emplace(node.frame, siblings_.size());
-  if (!added) {
-    merge_node(siblings_[it->second], std::move(node));
+  if (ReportNode* same = find(node.frame)) {
+    merge_node(*same, std::move(node));
     return;
   }
   siblings_.push_back(std::move(node));
+  if (!index_.empty()) index_.emplace(siblings_.back().frame, siblings_.size() - 1);
 }
 
 void merge_node(ReportNode& into, ReportNode&& from) {

@@ -20,8 +20,11 @@ class SiblingMerger {
   void add(ReportNode&& node);
 
  private:
+  // Short lists are searched in place; the index is built when a list grows past this (most lists never do).
+  static constexpr size_t kScanned = 8;
+  ReportNode* find(const ReportFrame* frame);
   std::vector<ReportNode>& siblings_;
-  std::unordered_map<const ReportFrame*, size_t> index_;  // frame -> position in siblings_
+  std::unordered_map<const ReportFrame*, size_t> index_;  // frame -> position in siblings_, once past kScanned
 };
 
 // Adds `from` into `into` (same method): counters summed, children merged by frame.
