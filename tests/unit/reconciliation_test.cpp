@@ -1,6 +1,6 @@
 // Reconciliation through the sampler, against a fake runtime: a difference it cannot explain is counted at every
 // snapshot and logged once, with both stacks side by side; managed frames the hooks did not see are the tail-call
-// dispatcher when named so, uninstrumented code otherwise.
+// dispatcher when named so, uninstrumented code otherwise; --verify's summary shows what was found.
 #include "sampler/reconciliation.h"
 
 #include <gtest/gtest.h>
@@ -155,6 +155,29 @@ TEST(Reconciliation, AnotherManagedFrameInTheDispatchersPlaceIsUninstrumentedCod
   EXPECT_EQ(spliced(found.counts, ReconcileSplice::kUninstrumented), 3u) << "one at each snapshot";
   EXPECT_EQ(spliced(found.counts, ReconcileSplice::kTailcallDispatcher), 0u);
   EXPECT_EQ(found.counts.unexplained, 0u) << found.logged;
+}
+
+// The differences of AnUnexplainedDifferenceIsLoggedOnceWithBothStacksSideBySide: no frame in common.
+TEST(VerifySummary, CountsTheUnexplainedDifferencesAndShowsTheFirstSideBySide) {
+  FakeRuntime runtime;
+  Reconciled found = reconcile_three_times(runtime, enter_0x51_then_0x52, {0x72, 0x71});
+  std::vector<std::string> lines = verify_summary(found.counts, found.first_unexplained);
+  ASSERT_FALSE(lines.empty());
+  EXPECT_EQ(lines[0],
+            "VERIFY: 3 snapshots compared with the shadow stacks, 0 frames matched, 3 UNEXPLAINED differences:");
+  ASSERT_EQ(lines.size(), 2u) << "the first difference follows";
+  EXPECT_EQ(lines[1].rfind("unexplained difference between the shadow stack and a snapshot (root first):\n", 0), 0u)
+      << lines[1];
+  for (const char* frame : {"0x51", "0x52", "0x71", "0x72"})
+    EXPECT_NE(lines[1].find(frame), std::string::npos) << frame << " in " << lines[1];
+}
+
+TEST(VerifySummary, SaysTheStacksAgreeWhenNothingIsUnexplained) {
+  FakeRuntime runtime;
+  Reconciled found = reconcile_three_times(runtime, enter_0x51_then_0x52, {0x52, 0x51});
+  EXPECT_EQ(verify_summary(found.counts, found.first_unexplained),
+            std::vector<std::string>{"VERIFY: 3 snapshots compared with the shadow stacks, 6 frames matched, 0 "
+                                     "UNEXPLAINED differences - the shadow stacks agree with the runtime"});
 }
 
 }  // namespace
