@@ -187,12 +187,8 @@ void Session::add_shadow_threads(Report& report) {
 }
 
 void Session::print_verify_summary() {
-  ReconcileCounts r = sampler_->reconcile_counts();
-  std::string line = "VERIFY: " + std::to_string(r.snapshots) + " snapshots compared with the shadow stacks, " +
-                     std::to_string(r.frames_compared) + " frames matched, " + std::to_string(r.unexplained) +
-                     " UNEXPLAINED differences";
-  log::always(line + (r.unexplained ? ":" : " - the shadow stacks agree with the runtime"));
-  if (r.unexplained) log::always(sampler_->first_unexplained());
+  for (const std::string& line : verify_summary(sampler_->reconcile_counts(), sampler_->first_unexplained()))
+    log::always(line);
 }
 
 void Session::finish(const char* trigger, bool runtime_usable, bool provisional) {

@@ -112,4 +112,12 @@ std::string Reconciliation::describe_unexplained() {
   return text;
 }
 
+std::vector<std::string> verify_summary(const ReconcileCounts& totals, const std::string& first_unexplained) {
+  std::string line = "VERIFY: " + std::to_string(totals.snapshots) + " snapshots compared with the shadow stacks, " +
+                     std::to_string(totals.frames_compared) + " frames matched, " +
+                     std::to_string(totals.unexplained) + " UNEXPLAINED differences";
+  if (totals.unexplained == 0) return {line + " - the shadow stacks agree with the runtime"};
+  return {line + ":", first_unexplained};
+}
+
 }  // namespace umbra

@@ -69,4 +69,7 @@ class Reconciliation final : public WalkObserver {
   uint32_t unexplained_shadow_at_ = 0, unexplained_snapshot_at_ = 0;
 };
 
+// --verify's lines at exit: the counts, and the first unexplained difference side by side when there was one.
+std::vector<std::string> verify_summary(const ReconcileCounts& totals, const std::string& first_unexplained);
+
 }  // namespace umbra
