@@ -1,6 +1,7 @@
 #include "sampler/reconciliation.h"
 
 #include <algorithm>
+#include <cinttypes>
 #include <cstdio>
 
 #include "hooks/tick_clock.h"
@@ -96,7 +97,10 @@ void Reconciliation::after_resume() {
 
 std::string Reconciliation::describe_unexplained() {
   auto name = [&](const SampleFrame& f) {
-    return f.native ? "[native 0x" + std::to_string(f.id) + "]" : names_.lookup(f.id).name;
+    if (!f.native) return names_.lookup(f.id).name;
+    char address[40];
+    std::snprintf(address, sizeof address, "[native 0x%" PRIxPTR "]", uintptr_t(f.id));
+    return std::string(address);
   };
   std::string text = "unexplained difference between the shadow stack and a snapshot (root first):\n";
   size_t rows = std::max(unexplained_shadow_.size(), unexplained_snapshot_.size());
