@@ -23,6 +23,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BEGIN, END = "<!-- tools/bench.sh: begin -->", "<!-- tools/bench.sh: end -->"
 FLOOR = "ELT3 floor (hooks return at once)"  # the real programs' baseline: what any ELT3 profiler pays
+SHADOW = "umbra shadow (default)"
 
 
 class Bench:
@@ -237,7 +238,7 @@ def real_variants(trace):
         # Hooks that return at once, no snapshots, no sampling: the framework JIT-compiled, nothing inlined, and a
         # call at each enter and leave, as for umbra shadow. umbra's own cost is what it adds to this.
         FLOOR: (["--reconcile-ms", "0", "--interval-ms", "60000"], {"UMBRA_BENCH_NOOP_HOOKS": "1"}),
-        "umbra shadow (default)": ([], {}),
+        SHADOW: ([], {}),
         "umbra sampled 100 Hz": (["--mode", "sampled", "--interval-ms", "10"], {}),
         "EventPipe SampleProfiler 1 kHz": (None, eventpipe_env(trace)),
     }
@@ -331,6 +332,53 @@ def web_api(b):
 
     medians, _ = b.alternate(real_variants(os.path.join(work, "trace.nettrace")), measure)
     return {"medians": medians, "seconds": seconds, "connections": connections}
+
+
+def test_suite(b):
+    """A test suite (bench/LibrarySuite): an xunit.v3 test executable of a few thousand tests over real libraries
+    restored from NuGet, all in one process, test collections in parallel as xunit runs them."""
+    suite = [b.dlls["LibrarySuite"], "-noColor", "-noLogo"]
+    if b.quick:  # three of its test classes, chosen by xunit's own filter: about a fifth of the suite's time
+        suite += ["-class", "LibrarySuite.JsonTests", "-class", "LibrarySuite.TimeTests",
+                  "-class", "LibrarySuite.HumanizerTests"]
+    work = os.path.join(b.tmp, "suite")
+    variants = real_variants(os.path.join(work, "trace.nettrace"))
+
+    def measure(variant):
+        options, env = variant
+        shutil.rmtree(work, ignore_errors=True)
+        os.makedirs(work)
+        argv = ["dotnet"] + suite
+        if options is not None:
+            argv = b.umbra_argv(options, argv, os.path.join(work, "r"))
+        try:
+            stdout, wall, rss = b.run(argv, env)
+        except RuntimeError as e:
+            # xunit.v3's runner ends a process that is still there 11 s after its tests with exit code 1.
+            raise RuntimeError(f"{e}: a test failed, or the exit took longer than xunit allows") from e
+        ended = time.time()
+        summary = re.search(r"Total: (\d+), Errors: 0, Failed: 0, .*Time: ([0-9.]+)s", stdout)
+        if not summary:
+            raise RuntimeError(f"no passing summary in the suite's output: {stdout[-2000:]!r}")
+        # The exit: from Main's return (the suite prints the wall clock then) to the end of the process, which
+        # umbra run reaches once the runtime has shut down and the report is written.
+        result = {"tests": int(summary.group(1)), "tests_s": float(summary.group(2)), "whole_s": wall,
+                  "exit_s": ended - number_from(stdout, "main_returned_unix_s"), "rss_mib": rss / 1024}
+        report = os.path.join(work, "r.json") if options is not None else env.get("DOTNET_EventPipeOutputPath")
+        if report:
+            if not os.path.exists(report):
+                raise RuntimeError(f"no {report} from {' '.join(argv)}")
+            result["report_mb"] = os.path.getsize(report) / 1e6
+        if variant is variants[SHADOW]:
+            stats = stats_of(report)
+            result.update(calls=stats["enter_hooks"], tree_full=stats["drops"]["tree_full"],
+                          nodes=stats["tree"]["nodes"])
+        return result
+
+    b.run(["dotnet"] + suite)  # untimed: the first run reads the libraries from disk
+    medians, results = b.alternate(variants, measure)
+    # A drop in any run counts: the median would hide one in a minority of runs.
+    return {"medians": medians, "tree_full_max": max(r["tree_full"] for r in results[SHADOW])}
 
 
 def scaling(b):
@@ -499,6 +547,39 @@ def render_web(web):
                         f"({goal(shadow >= 0.8)}).", ""]
 
 
+def render_suite(suite):
+    rows, floor = suite["medians"], suite["medians"][FLOOR]
+    lines = ["### A real program: a test suite (bench/LibrarySuite)", "",
+             f"An xunit.v3 test executable: {rows['none']['tests']:,.0f} tests of libraries restored from NuGet "
+             "(Markdig, AngleSharp, Newtonsoft.Json, System.Text.Json, YamlDotNet, CsvHelper, Humanizer, NodaTime, "
+             "Jint), all in one process, test collections in parallel on both cores. In tests: xunit's own `Time` (the "
+             "test run's clock time, without start-up and discovery); whole process: from start to exit, report "
+             "written; exit: from the suite's Main returning to the end of the process (the runtime's shutdown and "
+             "the profiler's report); report: the JSON report (for EventPipe, the .nettrace); calls and tree_full: "
+             "the shadow report's `stats.enter_hooks` and `stats.drops.tree_full`. x floor: the time over the ELT3 "
+             "floor's (lower is better).", "",
+             "| variant | in tests s | x floor | whole process s | x floor | exit s | exit % of run | peak RSS MiB "
+             "| report MB | calls M | tree_full drops |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for name, v in rows.items():
+        report = f"{v['report_mb']:.3g}" if "report_mb" in v else "-"
+        calls = f"{v['calls'] / 1e6:,.0f}" if "calls" in v else "-"
+        drops = f"{v['tree_full']:,.0f}" if "tree_full" in v else "-"
+        lines.append(f"| {name} | {v['tests_s']:.2f} | {v['tests_s'] / floor['tests_s']:.2f} | {v['whole_s']:.2f} "
+                     f"| {v['whole_s'] / floor['whole_s']:.2f} | {v['exit_s']:.2f} "
+                     f"| {100 * v['exit_s'] / v['whole_s']:.0f}% | {v['rss_mib']:.0f} | {report} | {calls} | {drops} |")
+    shadow = rows[SHADOW]
+    in_tests, exit_share = shadow["tests_s"] / floor["tests_s"], shadow["exit_s"] / shadow["whole_s"]
+    return lines + [
+        "",
+        f"- Goal: umbra shadow's time in tests at most 1.5x the floor's: {in_tests:.2f}x ({goal(in_tests <= 1.5)}).",
+        f"- Goal: no calls lost as tree_full: {suite['tree_full_max']:,} in the worst run "
+        f"({goal(suite['tree_full_max'] == 0)}); the tree holds {shadow['nodes'] / 1e6:.1f} million nodes.",
+        f"- Goal: the exit at most 10% of the run: {shadow['exit_s']:.2f} s of {shadow['whole_s']:.2f} s, "
+        f"{100 * exit_share:.0f}% ({goal(exit_share <= 0.10)}); the report is {shadow['report_mb']:.3g} MB. xunit.v3's "
+        "runner gives the exit 11 s, then ends the process with exit code 1 whatever the tests did.", ""]
+
+
 def render_scaling(scale):
     lines = ["### Scaling with threads and stack depth (bench/Spinners; sampler's own statistics, means per tick)", "",
              "| threads | depth | sampled: tick µs | sampled: suspended µs | shadow: sample µs | shadow: reconcile µs "
@@ -518,7 +599,7 @@ def render_micro(micro_rows):
     return lines + [""]
 
 
-ALIASES = {"real": ["build", "web"]}  # names for --only that stand for several sections
+ALIASES = {"real": ["build", "web", "suite"]}  # names for --only that stand for several sections
 
 # Each section: its name for --only, what measures it, what renders it (in this order in the table).
 SECTIONS = [
@@ -529,6 +610,7 @@ SECTIONS = [
     ("start", startup, lambda s: render_startup(s["start"])),
     ("build", dotnet_build, lambda s: render_build(s["build"])),
     ("web", web_api, lambda s: render_web(s["web"])),
+    ("suite", test_suite, lambda s: render_suite(s["suite"])),
     ("scale", scaling, lambda s: render_scaling(s["scale"])),
     ("micro", micro, lambda s: render_micro(s["micro"])),
 ]
@@ -550,7 +632,8 @@ def main():
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--quick", action="store_true", help="smaller workloads, for a smoke run")
     parser.add_argument("--only", help="comma-separated sections to run (of: " + ", ".join(n for n, _, _ in SECTIONS)
-                        + "; real = build,web); their tables are printed and bench/RESULTS.md is left as it is")
+                        + "; real = " + ",".join(ALIASES["real"])
+                        + "); their tables are printed and bench/RESULTS.md is left as it is")
     parser.add_argument("--results", default=os.path.join(ROOT, "bench", "RESULTS.md"))
     args = parser.parse_args()
     names = [n for n, _, _ in SECTIONS]
