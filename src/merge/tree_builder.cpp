@@ -54,23 +54,42 @@ ReportNode convert(const CallNode& node, const Lookups& l) {
 
 }  // namespace
 
-const ReportFrame* FrameNamer::managed(clr::FunctionID function) {
-  auto [it, added] = managed_frames_.try_emplace(function, nullptr);
-  if (added) {
-    FunctionName name = managed_(function);
-    it->second = intern_frame(name.name, name.module);
+const ReportFrame*& FrameNamer::slot_for(uintptr_t key) {
+  if ((used_ + 1) * 2 > slots_.size()) {
+    std::vector<Slot> old(slots_.size() * 2);
+    old.swap(slots_);
+    used_ = 0;
+    for (const Slot& s : old)
+      if (s.key != 0) slot_for(s.key) = s.frame;
   }
-  return it->second;
+  size_t mask = slots_.size() - 1;
+  for (size_t i = (key * 0x9E3779B97F4A7C15ull) >> 20 & mask;; i = (i + 1) & mask) {
+    if (slots_[i].key == key) return slots_[i].frame;
+    if (slots_[i].key == 0) {
+      slots_[i].key = key;
+      ++used_;
+      return slots_[i].frame;
+    }
+  }
+}
+
+const ReportFrame* FrameNamer::managed(clr::FunctionID function) {
+  const ReportFrame*& frame = slot_for(function << 1);
+  if (frame == nullptr) {
+    FunctionName name = managed_(function);
+    frame = intern_frame(name.name, name.module);
+  }
+  return frame;
 }
 
 const ReportFrame* FrameNamer::of(const SampleFrame& frame) {
   if (!frame.native || !native_) return managed(frame.id);
-  auto [it, added] = native_frames_.try_emplace(frame.id, nullptr);
-  if (added) {
+  const ReportFrame*& named = slot_for(frame.id << 1 | 1);
+  if (named == nullptr) {
     NativeSymbol symbol = native_(frame.id);
-    it->second = intern_frame(symbol.name, symbol.module, "native");
+    named = intern_frame(symbol.name, symbol.module, "native");
   }
-  return it->second;
+  return named;
 }
 
 std::vector<ReportNode> build_roots(const CallNode& root, const NameLookup& names, double ns_per_tick,

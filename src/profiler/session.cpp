@@ -18,6 +18,8 @@
 namespace umbra {
 namespace {
 
+constexpr size_t kSpliceFilterBits = size_t(1) << 16;  // 8 KB; a 16-bit hash picks the bit
+
 ShadowLimits limits_of(const Config& config) {
   ShadowLimits limits;
   limits.max_depth = config.max_depth;
@@ -157,9 +159,15 @@ void Session::add_shadow_threads(Report& report) {
   NameLookup lookup = [this](clr::FunctionID f) { return names_.lookup(f); };
   NativeLookup native = [this](uintptr_t ip) { return native_symbols_.lookup(ip); };
   const SpliceMap splices = sampler_->splices();
+  // Asked for every node: a bit per hash of the nodes that have one answers most with one load from a small table.
+  std::vector<uint64_t> maybe_spliced(kSpliceFilterBits / 64);
+  auto filter_bit = [](const CallNode* node) { return (uintptr_t(node) * 0x9E3779B97F4A7C15ull) >> 48; };
+  for (const auto& [node, splice] : splices)
+    if (splice.shown()) maybe_spliced[filter_bit(node) / 64] |= uint64_t(1) << (filter_bit(node) % 64);
   SpliceLookup splice_of;
   if (!splices.empty())
     splice_of = [&](const CallNode* node) -> const std::vector<SampleFrame>* {
+      if (!(maybe_spliced[filter_bit(node) / 64] >> (filter_bit(node) % 64) & 1)) return nullptr;
       auto it = splices.find(node);
       return it == splices.end() || !it->second.shown() ? nullptr : &it->second.frames;
     };

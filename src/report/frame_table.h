@@ -1,10 +1,11 @@
 // Numbers the frames of a report's nodes for the writers that list each frame once and refer to it by index (the
 // JSON report, speedscope). What makes two frames one is the writer's: `Key` maps a frame to an array of string
-// views (name, module, ...). Frames are interned, so each node costs one pointer lookup; the key is built once per
-// distinct frame.
+// views (name, module, ...). Frames are interned and numbered, so each node costs an array lookup; the key is built
+// once per distinct frame.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
@@ -18,13 +19,12 @@ class FrameTable {
  public:
   // The frame's index: the next one for a key not seen before.
   size_t index_of(const ReportFrame* frame) {
-    auto [it, added] = by_pointer_.try_emplace(frame, 0);
-    if (added) {
-      auto [keyed, new_key] = by_key_.try_emplace(frame, frames_.size());
-      if (new_key) frames_.push_back(frame);
-      it->second = keyed->second;
-    }
-    return it->second;
+    if (frame->id < by_id_.size() && by_id_[frame->id] != 0) return by_id_[frame->id] - 1;
+    auto [keyed, new_key] = by_key_.try_emplace(frame, frames_.size());
+    if (new_key) frames_.push_back(frame);
+    if (frame->id >= by_id_.size()) by_id_.resize(size_t(frame->id) * 2 + 64, 0);
+    by_id_[frame->id] = uint32_t(keyed->second + 1);
+    return keyed->second;
   }
 
   // The first frame seen with each key, in index order.
@@ -41,7 +41,7 @@ class FrameTable {
   struct Equal {
     bool operator()(const ReportFrame* a, const ReportFrame* b) const { return Key()(*a) == Key()(*b); }
   };
-  std::unordered_map<const ReportFrame*, size_t> by_pointer_;
+  std::vector<uint32_t> by_id_;  // ReportFrame::id -> index + 1, 0 if not seen yet
   std::unordered_map<const ReportFrame*, size_t, Hash, Equal> by_key_;
   std::vector<const ReportFrame*> frames_;
 };

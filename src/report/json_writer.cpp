@@ -57,33 +57,35 @@ void append_nodes(std::string& out, const ReportNode& node, Frames& frames, bool
   for (const ReportNode& child : node.children) append_nodes(out, child, frames, first);
 }
 
+// Gives each frame its index, in the order append_nodes meets them; returns the number of nodes. Iterative: trees
+// are as deep as the deepest call stack.
+size_t number_frames(const std::vector<ReportNode>& roots, Frames& frames) {
+  size_t count = 0;
+  std::vector<const ReportNode*> stack;
+  for (auto it = roots.rbegin(); it != roots.rend(); ++it) stack.push_back(&*it);
+  while (!stack.empty()) {
+    const ReportNode* node = stack.back();
+    stack.pop_back();
+    frames.index_of(node->frame);
+    ++count;
+    for (auto it = node->children.rbegin(); it != node->children.rend(); ++it) stack.push_back(&*it);
+  }
+  return count;
+}
+
+// What a node usually takes in the file (8 numbers, most of them short): the output is reserved from it.
+constexpr size_t kBytesPerNode = 24;
+
 }  // namespace
 
 std::string report_to_json(const Report& report) {
+  // The frames come before the threads in the file: number them first, in the order the nodes are written, so
+  // that the whole report is written once into one string of about the right size.
   Frames frames;
-  std::string threads;
-  for (size_t t = 0; t < report.threads.size(); ++t) {
-    const ReportThread& thread = report.threads[t];
-    if (t) threads += ',';
-    threads += "\n{\"os_tid\":";
-    append_uint(threads, thread.os_tid);
-    threads += ",\"managed_id\":";
-    append_optional(threads, thread.managed_id);
-    threads += ",\"name\":";
-    if (thread.name) append_json_string(threads, *thread.name);
-    else threads += "null";
-    threads += ",\"exited\":";
-    threads += thread.exited ? "true" : "false";
-    threads += ",\"managed_samples\":";
-    append_optional(threads, thread.managed_samples);
-    threads += ",\"native_samples\":";
-    append_optional(threads, thread.native_samples);
-    threads += ",\"nodes\":[";
-    bool first = true;
-    for (const ReportNode& root : thread.roots) append_nodes(threads, root, frames, first);
-    threads += "]}";
-  }
+  size_t nodes = 0;
+  for (const ReportThread& thread : report.threads) nodes += number_frames(thread.roots, frames);
   std::string out;
+  out.reserve(nodes * kBytesPerNode + frames.frames().size() * 128 + 4096);
   out += "{\"schema\":";
   append_json_string(out, kReportSchema);
   out += ",\"mode\":";
@@ -102,7 +104,27 @@ std::string report_to_json(const Report& report) {
   out += "],\n\"frames\":";
   append_frames(out, frames);
   out += ",\n\"threads\":[";
-  out += threads;
+  for (size_t t = 0; t < report.threads.size(); ++t) {
+    const ReportThread& thread = report.threads[t];
+    if (t) out += ',';
+    out += "\n{\"os_tid\":";
+    append_uint(out, thread.os_tid);
+    out += ",\"managed_id\":";
+    append_optional(out, thread.managed_id);
+    out += ",\"name\":";
+    if (thread.name) append_json_string(out, *thread.name);
+    else out += "null";
+    out += ",\"exited\":";
+    out += thread.exited ? "true" : "false";
+    out += ",\"managed_samples\":";
+    append_optional(out, thread.managed_samples);
+    out += ",\"native_samples\":";
+    append_optional(out, thread.native_samples);
+    out += ",\"nodes\":[";
+    bool first = true;
+    for (const ReportNode& root : thread.roots) append_nodes(out, root, frames, first);
+    out += "]}";
+  }
   out += "],\n\"stats\":";
   out += stats_to_json(report.stats).dump();
   out += "}\n";

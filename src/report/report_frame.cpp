@@ -40,7 +40,8 @@ const ReportFrame* intern_frame(std::string_view name, std::string_view module, 
   std::lock_guard<std::mutex> lock(frames->mutex);
   auto key = std::make_tuple(name, module, kind);
   if (auto it = frames->set.find(key); it != frames->set.end()) return &*it;
-  return &*frames->set.insert(ReportFrame{std::string(name), std::string(module), std::string(kind)}).first;
+  uint32_t id = uint32_t(frames->set.size());
+  return &*frames->set.insert(ReportFrame{std::string(name), std::string(module), std::string(kind), id}).first;
 }
 
 }  // namespace umbra

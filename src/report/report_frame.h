@@ -3,6 +3,7 @@
 // their method's strings and two nodes are the same method exactly when they point to the same frame.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -12,6 +13,7 @@ struct ReportFrame {
   std::string name;
   std::string module;
   std::string kind;  // "managed" | "native" | "marker" (where umbra stopped recording, and why)
+  uint32_t id = 0;   // 0, 1, 2, ... in the order frames were interned: writers index arrays by it
 };
 
 // The one frame with these strings; safe from any thread (it locks). Never called from the hooks.

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+#include <string>
+
 #include "shadow_limits.h"
 
 namespace umbra {
@@ -62,6 +65,24 @@ TEST(TreeBuilder, OpenFramesCountUpToNow) {
   EXPECT_EQ(*roots[0].total_ns, 80u);
   EXPECT_EQ(*roots[0].children[0].total_ns, 30u);
   EXPECT_EQ(*roots[0].self_ns, 50u);
+}
+
+// Thousands of methods: each node still gets its own method's name however many the report names.
+TEST(TreeBuilder, EveryNodeOfAWideTreeIsNamedAfterItsOwnMethod) {
+  ThreadShadow s(small_limits());
+  s.enter(1, 0);
+  for (clr::FunctionID f = 1000; f < 4000; ++f) {
+    s.enter(f, 0);
+    s.leave(f, 0);
+  }
+  s.leave(1, 0);
+  auto roots = build_roots(s.root(), name_of, 1.0, {});
+  ASSERT_EQ(roots[0].children.size(), 3000u);
+  std::set<std::string> names;
+  for (const ReportNode& child : roots[0].children) names.insert(child.name());
+  EXPECT_EQ(names.size(), 3000u);
+  EXPECT_EQ(*names.begin(), "App.F1000");
+  EXPECT_EQ(*names.rbegin(), "App.F3999");
 }
 
 TEST(TreeBuilder, SamplesAddUpTheTree) {
