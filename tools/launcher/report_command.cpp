@@ -119,15 +119,19 @@ void merge_threads(Report& report) {
 struct MethodTotals {
   uint64_t self_ns = 0, self_samples = 0, calls = 0;
   bool timed = false;
+  MethodTotals& operator+=(const MethodTotals& o) {
+    self_ns += o.self_ns;
+    self_samples += o.self_samples;
+    calls += o.calls;
+    timed |= o.timed;
+    return *this;
+  }
 };
 
 // Per frame first (a pointer per node); frames of one name are summed after.
 void add_methods(const ReportNode& node, std::unordered_map<const ReportFrame*, MethodTotals>& methods) {
-  MethodTotals& m = methods[node.frame];
-  m.self_ns += node.self_ns.value_or(0);
-  m.timed |= node.self_ns.has_value();
-  m.self_samples += node.self_samples;
-  m.calls += node.calls.value_or(0);
+  methods[node.frame] += {.self_ns = node.self_ns.value_or(0), .self_samples = node.self_samples,
+                          .calls = node.calls.value_or(0), .timed = node.self_ns.has_value()};
   for (const auto& c : node.children) add_methods(c, methods);
 }
 
@@ -136,13 +140,7 @@ void print_top(const Report& report, uint64_t n) {
   for (const auto& t : report.threads)
     for (const auto& r : t.roots) add_methods(r, by_frame);
   std::map<std::string, MethodTotals> methods;
-  for (const auto& [frame, totals] : by_frame) {
-    MethodTotals& m = methods[frame->name];
-    m.self_ns += totals.self_ns;
-    m.timed |= totals.timed;
-    m.self_samples += totals.self_samples;
-    m.calls += totals.calls;
-  }
+  for (const auto& [frame, totals] : by_frame) methods[frame->name] += totals;
   std::vector<std::pair<std::string, MethodTotals>> rows(methods.begin(), methods.end());
   bool by_time = report.mode == "shadow";
   std::stable_sort(rows.begin(), rows.end(), [&](const auto& a, const auto& b) {
