@@ -32,11 +32,7 @@ class FrameTable {
 
  private:
   struct Hash {
-    size_t operator()(const ReportFrame* frame) const {
-      size_t h = 0;
-      for (std::string_view part : Key()(*frame)) h = h * 1000003 ^ std::hash<std::string_view>()(part);
-      return h;
-    }
+    size_t operator()(const ReportFrame* frame) const { return hash_frame_strings(Key()(*frame)); }
   };
   struct Equal {
     bool operator()(const ReportFrame* a, const ReportFrame* b) const { return Key()(*a) == Key()(*b); }

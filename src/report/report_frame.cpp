@@ -1,5 +1,6 @@
 #include "report/report_frame.h"
 
+#include <array>
 #include <mutex>
 #include <tuple>
 #include <unordered_set>
@@ -14,8 +15,7 @@ struct FrameHash {
     return hash(std::get<0>(k), std::get<1>(k), std::get<2>(k));
   }
   static size_t hash(std::string_view name, std::string_view module, std::string_view kind) {
-    std::hash<std::string_view> h;
-    return (h(name) * 1000003 ^ h(module)) * 1000003 ^ h(kind);
+    return hash_frame_strings(std::array<std::string_view, 3>{name, module, kind});
   }
 };
 

@@ -3,7 +3,10 @@
 // their method's strings and two nodes are the same method exactly when they point to the same frame.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -15,6 +18,14 @@ struct ReportFrame {
   std::string kind;  // "managed" | "native" | "marker" (where umbra stopped recording, and why)
   uint32_t id = 0;   // 0, 1, 2, ... in the order frames were interned: writers index arrays by it
 };
+
+// The hash of a frame's strings (or of some of them), in order: interning and the writers' frame tables combine
+// them alike.
+inline size_t hash_frame_strings(std::span<const std::string_view> parts) {
+  size_t h = 0;
+  for (std::string_view part : parts) h = h * 1000003 ^ std::hash<std::string_view>()(part);
+  return h;
+}
 
 // The one frame with these strings; safe from any thread (it locks). Never called from the hooks.
 const ReportFrame* intern_frame(std::string_view name, std::string_view module = {},

@@ -340,11 +340,8 @@ class StreamHandler {
   uint32_t thread_members_ = 0;
   size_t node_fields_ = 0;
 
-  struct Frame {
-    std::string name, module, kind;
-  };
   std::vector<const ReportFrame*> frames_;
-  Frame frame_;  // the one being read
+  ReportFrame frame_;  // the one being read, interned when it closes
   size_t frame_strings_ = 0;
 
   ReportThread thread_;
