@@ -10,6 +10,7 @@ ThreadShadow::ThreadShadow(const ShadowLimits& limits, NodeBudget* budget)
       nodes_region_(std::min(limits.node_bytes, ShadowLimits::kMaxNodeReservation), size_t(1) << 20),
       frames_(static_cast<ShadowFrame*>(frames_region_.data())),
       capacity_(uint32_t(frames_region_.size() / sizeof(ShadowFrame))),
+      every_method_hooked_(limits.every_method_hooked),
       current_(&root_),
       next_node_(static_cast<char*>(nodes_region_.data())),
       nodes_end_(next_node_ + nodes_region_.size()),
@@ -170,6 +171,7 @@ void ThreadShadow::unwind_leave(uint64_t now_ticks) {
     return;
   }
   uint32_t d = depth_.load(std::memory_order_relaxed);
+  if (u.frame == ExceptionTracking::kNoFrame && !every_method_hooked_) return;  // a frame without hooks
   if (u.frame == ExceptionTracking::kNoFrame || u.frame >= d || frames_[u.frame].function != u.function) {
     count(DropReason::kUnmatchedLeave);
     return;

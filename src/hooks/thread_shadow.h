@@ -44,6 +44,8 @@ struct ShadowLimits {
   // most kMaxNodeReservation), committed only as its tree grows.
   size_t node_bytes = size_t(4096) << 20;
   static constexpr size_t kMaxNodeReservation = size_t(16) << 30;
+  // False in focused shadow mode: frames without hooks are unwound too, and their unwinds match no shadow frame.
+  bool every_method_hooked = true;
 };
 
 class ThreadShadow {
@@ -173,6 +175,7 @@ class ThreadShadow {
   CallNode* hint_node_ = nullptr;
   uint32_t overflow_depth_ = 0;  // frames entered beyond capacity, not recorded
   bool pending_tail_entry_ = false;
+  const bool every_method_hooked_;
   ExceptionTracking exception_;
   // The topmost frame of `function` not yet unwound.
   uint32_t topmost_frame_of(clr::FunctionID function) const;

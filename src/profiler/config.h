@@ -27,6 +27,7 @@ struct Config {
   bool verify{};            // reconcile at every tick and summarize differences loudly at exit
   std::vector<std::string> formats;
   bool allow_inlining{};  // inlined calls are invisible to the hooks
+  std::string hooks_for;  // shadow mode: the methods that get hooks (names/method_patterns.h); empty: every one
   uint32_t max_depth{};   // shadow stack capacity per thread
   uint32_t max_tree_mb{};  // memory for all threads' call-tree nodes
   HookFamily hooks{};

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <climits>
 
+#include "names/method_patterns.h"
 #include "util/join.h"
 
 namespace umbra {
@@ -69,6 +70,19 @@ Rule format_list(std::vector<std::string> Config::*field) {
             Verdict verdict{.problem = unknown + join(skipped) + known};
             if (!chosen.empty()) verdict.instead = many ? "skipping them" : "skipping it";
             return verdict;
+          }};
+}
+
+Rule method_patterns(std::string Config::*field) {
+  std::string expected = "a list of method patterns ([Assembly]Namespace.Type.Method globs, !exclusions, @app)";
+  return {expected, [=](const std::string& text, Config& config, int64_t) {
+            std::string bad;
+            if (MethodPatterns::parse(text, &bad)) {
+              config.*field = text;
+              return Verdict{};
+            }
+            return Verdict{.problem = "is not " + expected + ": '" + bad + "' is not a pattern",
+                           .instead = "hooking every method"};
           }};
 }
 

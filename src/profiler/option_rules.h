@@ -70,5 +70,7 @@ Rule log_level(std::string Config::*field);
 std::string log_level_names();  // "trace|debug|...": for the usage text
 Rule format_list(std::vector<std::string> Config::*field);
 Rule launched_pid();
+// A list of method patterns (names/method_patterns.h), kept as written; a bad one leaves every method hooked.
+Rule method_patterns(std::string Config::*field);
 
 }  // namespace umbra

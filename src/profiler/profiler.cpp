@@ -123,6 +123,15 @@ clr::HRESULT Profiler::JITCompilationFinished(FunctionID function, HRESULT, BOOL
   });
 }
 
+// Focused shadow mode: a hooked method is never inlined, so that each of its calls is counted.
+clr::HRESULT Profiler::JITInlining(FunctionID, FunctionID callee, BOOL* should_inline) {
+  return guarded("JITInlining", [&] {
+    Session* s = active_session();
+    HookSelection* selection = s ? s->hook_selection() : nullptr;
+    if (selection && should_inline && !selection->may_inline(callee)) *should_inline = clr::FALSE_;
+  });
+}
+
 // IL stubs and dynamic methods: their frames never appear in a snapshot.
 clr::HRESULT Profiler::DynamicMethodJITCompilationStarted(FunctionID function, BOOL, LPCBYTE, ULONG) {
   return guarded("DynamicMethodJITCompilationStarted", [&] {

@@ -24,6 +24,7 @@ class Profiler final : public CallbackDefaults {
   HRESULT ThreadAssignedToOSThread(ThreadID thread, DWORD os_thread_id) override;
   HRESULT ThreadNameChanged(ThreadID thread, ULONG cch_name, WCHAR name[]) override;
   HRESULT JITCompilationFinished(FunctionID function, HRESULT status, BOOL is_safe_to_block) override;
+  HRESULT JITInlining(FunctionID caller, FunctionID callee, BOOL* should_inline) override;
   HRESULT DynamicMethodJITCompilationStarted(FunctionID function, BOOL is_safe_to_block, LPCBYTE il_header,
                                              ULONG il_header_size) override;
   HRESULT ExceptionThrown(ObjectID exception) override;

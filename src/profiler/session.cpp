@@ -24,6 +24,7 @@ ShadowLimits limits_of(const Config& config) {
   ShadowLimits limits;
   limits.max_depth = config.max_depth;
   limits.node_bytes = size_t(config.max_tree_mb) << 20;
+  limits.every_method_hooked = config.hooks_for.empty();
   return limits;
 }
 
@@ -52,7 +53,9 @@ clr::HRESULT Session::start_shadow() {
   // fast path).
   const bool snapshots = config_.verify || config_.reconcile_ms > 0;
   if (snapshots) mask |= clr::COR_PRF_ENABLE_STACK_SNAPSHOT;
-  if (!config_.allow_inlining) mask |= clr::COR_PRF_DISABLE_INLINING;
+  // Focused: only hooked methods are kept from inlining (JITInlining), the rest compiles as usual.
+  const bool focused = !config_.hooks_for.empty();
+  if (!config_.allow_inlining && !focused) mask |= clr::COR_PRF_DISABLE_INLINING;
   // .NET 10 already JIT-compiles every method once enter/leave hooks are on (ReadyToRun code has no hooks); the
   // flag keeps precompiled framework code out on runtimes that would otherwise use it.
   mask |= clr::COR_PRF_DISABLE_ALL_NGEN_IMAGES;
@@ -60,6 +63,14 @@ clr::HRESULT Session::start_shadow() {
   if (!clr::succeeded(hr)) {
     log::error("SetEventMask(0x{:x}) failed with 0x{:x}; the program runs unprofiled", mask, uint32_t(hr));
     return hr;
+  }
+  if (focused) {
+    hook_selection_ = std::make_unique<HookSelection>(info_, names_, *MethodPatterns::parse(config_.hooks_for));
+    hr = info_->SetFunctionIDMapper2(&HookSelection::map_function, hook_selection_.get());
+    if (!clr::succeeded(hr)) {
+      log::error("SetFunctionIDMapper2 failed with 0x{:x}; every method gets hooks", uint32_t(hr));
+      hook_selection_.reset();
+    }
   }
   pool_.prepare(ThreadRegistry::kPreparedShadows);
   g_info_for_thread_ids = info_;

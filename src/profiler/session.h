@@ -12,6 +12,7 @@
 #include "hooks/shadow_pool.h"
 #include "hooks/tick_clock.h"
 #include "names/function_names.h"
+#include "names/hook_selection.h"
 #include "profiler/config.h"
 #include "report/report.h"
 #include "snapshot/native_symbols.h"
@@ -32,6 +33,8 @@ class Session {
   ThreadRegistry& threads() { return threads_; }
   FunctionNames& names() { return names_; }
   const Config& config() const { return config_; }
+  // Focused shadow mode (UMBRA_HOOKS_FOR): which methods have hooks; null when every method has them.
+  HookSelection* hook_selection() { return hook_selection_.get(); }
 
   // Writes the report unless it was written already. `trigger` says which exit path got here first.
   // `runtime_usable` is false once the runtime may be torn down: names then come from the cache only.
@@ -57,6 +60,7 @@ class Session {
   FunctionNames names_;
   NativeSymbols native_symbols_;
   std::string runtime_version_;
+  std::unique_ptr<HookSelection> hook_selection_;
   std::unique_ptr<Sampler> sampler_;
   CoarseClock coarse_clock_;
   std::mutex finish_mutex_;

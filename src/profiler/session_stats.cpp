@@ -102,6 +102,13 @@ ReportStats Session::report_stats(const char* trigger, size_t threads_reported) 
   if (shadow) {
     stats.hook_family = hook_family_name(config_.hooks);
     stats.call_timing = config_.exact_times ? "exact" : "coarse_1ms";
+    if (hook_selection_) {
+      HookSelection::Counts focus = hook_selection_->counts();
+      stats.hooks_for = config_.hooks_for;
+      stats.methods_hooked = focus.hooked;
+      stats.methods_not_hooked = focus.not_hooked;
+      stats.inlining_refused = focus.inlining_refused;
+    }
     add_hook_stats(stats, pool_);
   }
   stats.sampler = sampler_stats(sampler_->stats(), config_, threads_.abandoned_captures());

@@ -103,6 +103,9 @@ struct ReportStats {
   std::optional<bool> partial;  // written by a signal while the program still ran
   // Shadow mode only, down to drops.
   std::optional<std::string> hook_family, call_timing;
+  // Focused shadow mode: the patterns, and how many methods the runtime asked about got hooks.
+  std::optional<std::string> hooks_for;
+  std::optional<uint64_t> methods_hooked, methods_not_hooked, inlining_refused;
   std::optional<uint64_t> enter_hooks, leave_hooks, tailcall_hooks, exception_unwinds;
   std::optional<bool> recursive_tail_calls_counted;
   std::optional<NamedCounts> drops;  // by the hooks' drop reasons
@@ -121,6 +124,10 @@ struct ReportStats {
     visit("partial", s.partial);
     visit("hook_family", s.hook_family);
     visit("call_timing", s.call_timing);
+    visit("hooks_for", s.hooks_for);
+    visit("methods_hooked", s.methods_hooked);
+    visit("methods_not_hooked", s.methods_not_hooked);
+    visit("inlining_refused", s.inlining_refused);
     visit("enter_hooks", s.enter_hooks);
     visit("leave_hooks", s.leave_hooks);
     visit("tailcall_hooks", s.tailcall_hooks);

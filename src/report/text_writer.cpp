@@ -94,7 +94,12 @@ std::string nonzero(const std::optional<NamedCounts>& counts, const std::string&
 // The same drops as the exit line's "not captured" (the hooks' and the sampler's), then shadow mode's reconciliation.
 std::string stats_lines(const ReportStats& stats) {
   std::string drops = nonzero(stats.drops) + (stats.sampler ? nonzero(stats.sampler->drops, "sampler.") : "");
-  std::string out = "not captured:" + (drops.empty() ? std::string(" nothing") : drops) + "\n";
+  std::string out;
+  if (stats.hooks_for)
+    out += "hooks for " + display_text(*stats.hooks_for) + ": " + with_commas(stats.methods_hooked.value_or(0)) +
+           " methods hooked (exact calls), " + with_commas(stats.methods_not_hooked.value_or(0)) +
+           " not (samples only), " + with_commas(stats.inlining_refused.value_or(0)) + " inlinings refused\n";
+  out += "not captured:" + (drops.empty() ? std::string(" nothing") : drops) + "\n";
   if (const auto& r = stats.reconcile) {
     auto or_none = [](const std::string& parts) { return parts.empty() ? std::string(" none") : parts; };
     out += "reconciled: " + with_commas(r->snapshots.value_or(0)) + " snapshots, " +

@@ -98,6 +98,18 @@ TEST(Config, HookFamilyAndTiming) {
   EXPECT_EQ(warnings[0], "UMBRA_HOOKS='elt4' is not elt3 or elt2; using elt3");
 }
 
+TEST(Config, MethodPatternsAreKeptAsWrittenAndABadListHooksEveryMethod) {
+  std::vector<std::string> warnings;
+  EXPECT_EQ(load({{"UMBRA_HOOKS_FOR", "[WebApi], !*.Tick"}}, warnings).hooks_for, "[WebApi], !*.Tick");
+  EXPECT_TRUE(warnings.empty());
+  EXPECT_EQ(load({}, warnings).hooks_for, "");
+  EXPECT_EQ(load({{"UMBRA_HOOKS_FOR", "@app,[Web"}}, warnings).hooks_for, "");
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_EQ(warnings[0],
+            "UMBRA_HOOKS_FOR='@app,[Web' is not a list of method patterns ([Assembly]Namespace.Type.Method globs, "
+            "!exclusions, @app): '[Web' is not a pattern; hooking every method");
+}
+
 // The launched process keeps the prefix; a process it started (same environment, another pid) adds its pid.
 TEST(Config, DescendantsOfTheLaunchedProcessAddTheirPid) {
   std::vector<std::string> warnings;

@@ -64,6 +64,7 @@ inline Report known_sampled_report(uint64_t main_self, uint64_t hot_self) {
 inline ReportStats every_stat() {
   return ReportStats{
       .report_trigger = "shutdown", .partial = false, .hook_family = "elt3", .call_timing = "coarse_1ms",
+      .hooks_for = "[App]*,!*.Tick", .methods_hooked = 44, .methods_not_hooked = 45, .inlining_refused = 46,
       .enter_hooks = 1, .leave_hooks = 2, .tailcall_hooks = 3, .exception_unwinds = 4,
       .recursive_tail_calls_counted = true, .drops = NamedCounts{{"stack_overflow", 5}, {"tree_full", 0}},
       .tree = ReportStats::Tree{.nodes = 36, .node_bytes = 37, .node_bytes_max_thread = 38, .node_bytes_limit = 43,

@@ -102,14 +102,15 @@ TEST(TextWriter, NotCapturedListsTheSamplersDropsToo) {
             std::string::npos);
 }
 
-// The header's second and third lines come from the stats: every drop that is not 0 (the hooks', then the
-// sampler's), and shadow mode's reconciliation.
+// The header's next lines come from the stats: focused shadow mode's patterns and what they hooked, every drop that
+// is not 0 (the hooks', then the sampler's), and shadow mode's reconciliation.
 TEST(TextWriter, HeaderShowsTheDropsAndTheReconciliationFromTheStats) {
   Report r = testing::known_report();
   r.stats = testing::every_stat();
   std::string text = report_to_text(r, 0.5);
   size_t second = text.find('\n') + 1;
   EXPECT_EQ(text.substr(second, text.find("\n\n") - second),
+            "hooks for [App]*,!*.Tick: 44 methods hooked (exact calls), 45 not (samples only), 46 inlinings refused\n"
             "not captured: stack_overflow=5 sampler.no_frames=20\n"
             "reconciled: 21 snapshots, 22 frames compared, 23 unexplained; repairs: missed_leave=28; "
             "spliced: native_segment=29");

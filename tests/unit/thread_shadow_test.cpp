@@ -133,6 +133,28 @@ TEST(ThreadShadow, UnwindPopsTheNamedFrame) {
   EXPECT_EQ(s.unwinds(), 2u);
 }
 
+// Focused shadow mode: an exception also unwinds frames without hooks (E below); their unwinds match no shadow frame
+// and are expected. With every method hooked the same unwind is a leave that went astray, and is counted.
+TEST(ThreadShadow, UnwindsOfFramesWithoutHooksAreExpectedOnlyWhenNotEveryMethodIsHooked) {
+  constexpr clr::FunctionID E = 0xE;
+  for (bool every_method_hooked : {false, true}) {
+    ShadowLimits limits = small_limits();
+    limits.every_method_hooked = every_method_hooked;
+    ThreadShadow s(limits);
+    enter_all(s, {A, B});  // A calls E (no hooks), which calls B
+    s.exception_thrown();
+    s.catcher_found();
+    s.unwind_enter(B);
+    s.unwind_leave(0);
+    s.unwind_enter(E);
+    s.unwind_leave(0);
+    s.unwind_enter(A);
+    s.catcher_enter(A, 0);
+    EXPECT_EQ(path_of(s.current_node()), (std::vector<clr::FunctionID>{A}));
+    EXPECT_EQ(s.drops(DropReason::kUnmatchedLeave), every_method_hooked ? 1u : 0u) << every_method_hooked;
+  }
+}
+
 TEST(ThreadShadow, AnUnwindWithoutACatcherPastTheBottomFrameIsReportedOnce) {
   ThreadShadow s(small_limits());
   enter_all(s, {A, B});

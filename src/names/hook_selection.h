@@ -1,0 +1,58 @@
+// Focused shadow mode: decides, once per method, whether the JIT gives it enter/leave hooks (FunctionIDMapper2) and
+// keeps every hooked method from being inlined (JITInlining), so that its calls are all counted while the rest of
+// the program is compiled as usual.
+//
+// Contract: called by the runtime while it compiles methods, on any thread; never from the hooks. One mutex guards
+// the caches; it is held while asking the runtime for a method's module and name (FunctionNames), never while
+// waiting on anything else.
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+#include "clr/corprof.h"
+#include "names/function_names.h"
+#include "names/method_patterns.h"
+
+namespace umbra {
+
+class HookSelection {
+ public:
+  struct Counts {
+    uint64_t hooked = 0, not_hooked = 0;  // methods the runtime asked about
+    uint64_t inlining_refused = 0;        // calls kept so that a hooked callee is counted
+  };
+
+  HookSelection(clr::ICorProfilerInfo* info, FunctionNames& names, MethodPatterns patterns);
+
+  bool hooks(clr::FunctionID function);
+  // JITInlining's answer: a hooked callee is never inlined; anything else inlines as the JIT sees fit.
+  bool may_inline(clr::FunctionID callee);
+  Counts counts() const;
+
+  // The FunctionIDMapper2 to install with `this` as its client data. The hooks receive the FunctionID.
+  static clr::UINT_PTR map_function(clr::FunctionID function, void* self, clr::BOOL* hook_function);
+
+ private:
+  struct Assembly {
+    std::string name;  // simple name: the module's file name without .dll or .exe
+    bool framework = false;
+  };
+  const Assembly& assembly_locked(clr::ModuleID module);
+
+  clr::ICorProfilerInfo* info_;
+  FunctionNames& names_;
+  const MethodPatterns patterns_;
+  mutable std::mutex mutex_;
+  std::unordered_map<clr::FunctionID, bool> decided_;
+  std::unordered_map<clr::ModuleID, Assembly> assemblies_;
+  Counts counts_;
+};
+
+// The assembly a module file holds, and whether the file lies in a shared framework (<root>/shared/<name>/<version>/).
+std::string assembly_name_of(const std::string& module_path);
+bool in_shared_framework(const std::string& module_path);
+
+}  // namespace umbra
