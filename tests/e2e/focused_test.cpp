@@ -1,0 +1,134 @@
+// Focused shadow mode on the real runtime (--hooks-for): exact counts for the methods the patterns choose and none
+// for the others, hooked methods kept from inlining while the rest inlines, and a bad pattern's one line.
+#include <gtest/gtest.h>
+
+#include "e2e_env.h"
+#include "process.h"
+#include "report_query.h"
+
+namespace umbra::testing {
+namespace {
+
+const std::string KC = "KnownCounts.Program.";
+const std::string EP = "ExitPaths.Program.";
+const char* const kPatterns =
+    "[KnownCounts]*.Program.Main, *.Program.Leaf, *.Program.Fib, *.Program.Work, *.Program.RunLoop, *.Program.Pause, "
+    "!*.Program.Run?ecursion";
+
+size_t occurrences(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+uint64_t calls_everywhere(const JsonValue& report, const std::string& name) {
+  uint64_t calls = 0;
+  for_each_node(report, [&](const JsonValue& node) {
+    if (name_of(node) == name) calls += calls_of(node);
+  });
+  return calls;
+}
+
+// Six methods hooked, one of them on four threads; a snapshot at every tick checks the shadow stacks, whose frames
+// without hooks are expected between the hooked ones: RunTimed, between Main and the 200 ms of Pause, is spliced in.
+TEST(Focused, ExactCountsWhereThePatternsPointAndNoneElsewhere) {
+  std::string dir = scratch_dir("focused_known_counts");
+  ProcessResult r = run_process(with_app({launcher_path(), "run", "--verify", "--hooks-for",
+                                          kPatterns,
+                                          "-o", dir + "/r", "--"},
+                                         "KnownCounts"));
+  ASSERT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_EQ(r.out, "fib=6765 caught=100 sink=5303 abi=50\n");
+  JsonValue report = load_report(dir + "/r.json");
+  const JsonValue& stats = *report.find("stats");
+  EXPECT_EQ(stats.find("hooks_for")->as_string(), kPatterns);
+  EXPECT_EQ(stats.find("methods_hooked")->as_uint(), 6u);
+  EXPECT_GT(stats.find("methods_not_hooked")->as_uint(), 100u);
+
+  EXPECT_EQ(calls_everywhere(report, KC + "Leaf"), 1000u);
+  EXPECT_EQ(calls_everywhere(report, KC + "Fib"), 21891u);  // Fib(20)
+  EXPECT_EQ(calls_everywhere(report, KC + "Work"), 1000u);  // 100 + 200 + 300 + 400 on the workers
+  EXPECT_EQ(calls_everywhere(report, KC + "RunLoop"), 1u);
+  EXPECT_EQ(calls_everywhere(report, KC + "Pause"), 4u);
+  for (const char* unhooked : {"RunTimed", "RunRecursion", "WorkerBody", "RunGenerics", "ShortLivedBody"})
+    EXPECT_EQ(calls_everywhere(report, KC + unhooked), 0u) << unhooked;
+  uint64_t leaf_under_run_loop = 0;
+  for (const JsonValue& thread : threads_of(report))
+    for_each_path(thread, [&](const std::vector<const JsonValue*>& path) {
+      size_t n = path.size();
+      if (n >= 2 && name_of(*path[n - 1]) == KC + "Leaf" && name_of(*path[n - 2]) == KC + "RunLoop")
+        leaf_under_run_loop += calls_of(*path[n - 1]);
+    });
+  EXPECT_EQ(leaf_under_run_loop, 1000u);
+  const JsonValue* main = thread_with_root(report, KC + "Main");
+  ASSERT_NE(main, nullptr);
+  EXPECT_EQ(calls_of(roots_of(*main)[0]), 1u);
+  const JsonValue* pause = find_path(*main, {KC + "Main", KC + "RunTimed", KC + "Pause"});
+  ASSERT_NE(pause, nullptr) << read_file(dir + "/r.txt");
+  EXPECT_EQ(calls_of(*pause), 4u);
+
+  // Nothing lost, nothing unexplained: unwinds of frames without hooks are expected.
+  for (const auto& [reason, count] : stats.find("drops")->as_object()) EXPECT_EQ(count.as_uint(), 0u) << reason;
+  const JsonValue& reconcile = *stats.find("reconcile");
+  EXPECT_GT(reconcile.find("snapshots")->as_uint(), 10u);
+  EXPECT_EQ(reconcile.find("unexplained")->as_uint(), 0u) << r.err;
+  EXPECT_GT(reconcile.find("spliced")->find("uninstrumented")->as_uint(), 0u);
+  EXPECT_NE(read_file(dir + "/r.txt").find(std::string("hooks for ") + kPatterns + ": 6 methods hooked"),
+            std::string::npos);
+}
+
+// The runtime's own list of the methods its JIT compiled (DOTNET_JitStdOutFile): OptimizedCaller is compiled fully
+// optimized at once, and calls Inlinable 42 times. Hooked, Inlinable is never inlined and every call is counted;
+// without hooks it is inlined, so the JIT never compiles it on its own (with every method hooked, it does).
+TEST(Focused, HookedMethodsAreNeverInlinedAndTheOthersAre) {
+  std::string dir = scratch_dir("focused_inlining");
+  struct Case {
+    const char *name, *patterns;
+    bool inlined;
+  } cases[] = {{"hooked", "*.Program.Main, *.Program.OptimizedCaller, *.Program.Inlinable", false},
+               {"unhooked", "*.Program.Main, *.Program.OptimizedCaller", true},
+               {"every", nullptr, false}};
+  for (const Case& c : cases) {
+    std::string prefix = dir + "/" + c.name, jit_list = prefix + ".jit.txt";
+    std::vector<std::string> argv = {launcher_path(), "run", "-o", prefix};
+    if (c.patterns) argv.insert(argv.end(), {"--hooks-for", c.patterns});
+    argv.push_back("--");
+    ProcessResult r = run_process(with_app(argv, "ExitPaths", {"return"}),
+                                  {{"DOTNET_JitDisasmSummary", "1"}, {"DOTNET_JitStdOutFile", jit_list}});
+    ASSERT_EQ(r.exit_code, 5) << r.err;
+    std::string compiled = read_file(jit_list);
+    ASSERT_NE(compiled.find("ExitPaths.Program:OptimizedCaller()"), std::string::npos) << c.name << "\n" << compiled;
+    EXPECT_EQ(compiled.find("ExitPaths.Program:Inlinable(int)") == std::string::npos, c.inlined) << c.name;
+    JsonValue report = load_report(prefix + ".json");
+    if (c.inlined) continue;
+    const JsonValue* main = thread_with_root(report, EP + "Main");
+    ASSERT_NE(main, nullptr) << c.name;
+    const JsonValue* caller = find_path(*main, {EP + "Main", EP + "OptimizedCaller"});
+    ASSERT_NE(caller, nullptr) << c.name;
+    EXPECT_EQ(total_calls(children_of(*caller), EP + "Inlinable"), 42u) << c.name;
+    if (c.patterns) EXPECT_GE(report.find("stats")->find("inlining_refused")->as_uint(), 1u);
+  }
+}
+
+// A list that is not one of patterns: one line naming the bad item, and every method hooked as without the option.
+TEST(Focused, ABadPatternGetsOneLineAndEveryMethodIsHooked) {
+  std::string dir = scratch_dir("focused_bad_pattern");
+  auto env = profiler_env(dir + "/r");
+  env["UMBRA_HOOKS_FOR"] = "[ExitPaths]*.Counted, [Exit";
+  ProcessResult r = run_process(app_command("ExitPaths", {"return"}), env);
+  EXPECT_EQ(r.exit_code, 5);
+  EXPECT_EQ(r.out, "ending by return\n");
+  EXPECT_EQ(occurrences(r.err, "UMBRA_HOOKS_FOR='[ExitPaths]*.Counted, [Exit' is not a list of method patterns"), 1u)
+      << r.err;
+  EXPECT_EQ(occurrences(r.err, "'[Exit' is not a pattern; hooking every method"), 1u) << r.err;
+  EXPECT_EQ(occurrences(r.err, "\n"), 2u) << r.err;  // that line and the summary
+  JsonValue report = load_report(dir + "/r.json");
+  EXPECT_EQ(report.find("stats")->find("hooks_for"), nullptr);
+  const JsonValue* main = thread_with_root(report, EP + "Main");
+  ASSERT_NE(main, nullptr);
+  EXPECT_EQ(calls_of(roots_of(*main)[0]), 1u);
+  EXPECT_EQ(total_calls(roots_of(*main), EP + "Counted"), 42u);
+}
+
+}  // namespace
+}  // namespace umbra::testing
