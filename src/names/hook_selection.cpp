@@ -3,6 +3,12 @@
 #include "util/utf8.h"
 
 namespace umbra {
+namespace {
+
+// The method the mapper was last asked about on this thread: the runtime asks once per compilation with hooks.
+thread_local clr::FunctionID t_mapped_function = 0;
+
+}  // namespace
 
 std::string assembly_name_of(const std::string& module_path) {
   std::string name = module_path.substr(module_path.find_last_of('/') + 1);
@@ -69,12 +75,28 @@ bool HookSelection::may_inline(clr::FunctionID callee) {
   return false;
 }
 
+bool HookSelection::may_use_precompiled(clr::FunctionID function) {
+  if (!hooks(function)) return true;
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++counts_.precompiled_refused;
+  return false;
+}
+
+void HookSelection::compilation_started(clr::FunctionID) { t_mapped_function = 0; }
+
+void HookSelection::compilation_finished(clr::FunctionID function) {
+  if (t_mapped_function == function || !hooks(function)) return;
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++counts_.compiled_without_hooks;
+}
+
 HookSelection::Counts HookSelection::counts() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return counts_;
 }
 
 clr::UINT_PTR HookSelection::map_function(clr::FunctionID function, void* self, clr::BOOL* hook_function) {
+  t_mapped_function = function;
   bool hooked = true;
   try {
     hooked = static_cast<HookSelection*>(self)->hooks(function);

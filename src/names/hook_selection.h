@@ -23,6 +23,10 @@ class HookSelection {
   struct Counts {
     uint64_t hooked = 0, not_hooked = 0;  // methods the runtime asked about
     uint64_t inlining_refused = 0;        // calls kept so that a hooked callee is counted
+    uint64_t precompiled_refused = 0;     // hooked methods JIT-compiled instead of run from precompiled code
+    // Hooked methods compiled without hooks (begun while hooks were off for a module's load): some of their calls
+    // are not counted.
+    uint64_t compiled_without_hooks = 0;
   };
 
   HookSelection(clr::ICorProfilerInfo* info, FunctionNames& names, MethodPatterns patterns);
@@ -30,6 +34,12 @@ class HookSelection {
   bool hooks(clr::FunctionID function);
   // JITInlining's answer: a hooked callee is never inlined; anything else inlines as the JIT sees fit.
   bool may_inline(clr::FunctionID callee);
+  // JITCachedFunctionSearchStarted's answer: precompiled code has no hooks, so a hooked method is JIT-compiled.
+  bool may_use_precompiled(clr::FunctionID function);
+  // Around each JIT compilation (JITCompilationStarted, JITCompilationFinished on the same thread): a hooked method
+  // whose compilation never asked the mapper was compiled without hooks.
+  void compilation_started(clr::FunctionID function);
+  void compilation_finished(clr::FunctionID function);
   Counts counts() const;
 
   // The FunctionIDMapper2 to install with `this` as its client data. The hooks receive the FunctionID.

@@ -16,6 +16,7 @@ constexpr const char* kFormats[] = {"json", "text", "collapsed", "speedscope", "
 const char* mode_name(Mode mode) { return mode == Mode::kSampled ? "sampled" : "shadow"; }
 
 const char* hook_family_name(HookFamily family) { return family == HookFamily::kElt2 ? "elt2" : "elt3"; }
+const char* precompiled_name(Precompiled precompiled) { return precompiled == Precompiled::kJit ? "jit" : "keep"; }
 
 bool is_written_format(const std::string& format) {
   return std::find(std::begin(kFormats), std::end(kFormats), format) != std::end(kFormats);

@@ -14,6 +14,8 @@ namespace umbra {
 enum class Mode { kShadow, kSampled };
 // Shadow mode's hook family: ELT3 (the JIT calls umbra's trampolines directly) or ELT2 (through the runtime's stub).
 enum class HookFamily { kElt3, kElt2 };
+// Focused shadow mode: methods without hooks run from the runtime's precompiled code, or are all JIT-compiled.
+enum class Precompiled { kKeep, kJit };
 
 // Each option's variable and default are in the option table (options.cpp).
 struct Config {
@@ -28,6 +30,7 @@ struct Config {
   std::vector<std::string> formats;
   bool allow_inlining{};  // inlined calls are invisible to the hooks
   std::string hooks_for;  // shadow mode: the methods that get hooks (names/method_patterns.h); empty: every one
+  Precompiled precompiled{};
   uint32_t max_depth{};   // shadow stack capacity per thread
   uint32_t max_tree_mb{};  // memory for all threads' call-tree nodes
   HookFamily hooks{};
@@ -47,6 +50,7 @@ std::vector<std::string> unknown_variable_warnings(const char* const* environmen
 
 const char* mode_name(Mode mode);
 const char* hook_family_name(HookFamily family);
+const char* precompiled_name(Precompiled precompiled);
 
 // The report formats umbra writes, and their names as a list for messages ("json, text, ...").
 bool is_written_format(const std::string& format);

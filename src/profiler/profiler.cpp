@@ -117,9 +117,52 @@ clr::HRESULT Profiler::ThreadNameChanged(ThreadID thread, ULONG cch_name, WCHAR 
   });
 }
 
+clr::HRESULT Profiler::JITCompilationStarted(FunctionID function, BOOL) {
+  return guarded("JITCompilationStarted", [&] {
+    Session* s = active_session();
+    HookSelection* selection = s ? s->hook_selection() : nullptr;
+    if (!selection) return;
+    selection->compilation_started(function);
+    if (ReadyToRunWindows* windows = s->ready_to_run_windows(); windows && selection->hooks(function))
+      windows->hooked_compilation_started();
+  });
+}
+
 clr::HRESULT Profiler::JITCompilationFinished(FunctionID function, HRESULT, BOOL) {
   return guarded("JITCompilationFinished", [&] {
-    if (Session* s = active_session()) s->names().remember(function);
+    Session* s = active_session();
+    if (!s) return;
+    s->names().remember(function);
+    HookSelection* selection = s->hook_selection();
+    if (!selection) return;
+    if (ReadyToRunWindows* windows = s->ready_to_run_windows(); windows && selection->hooks(function))
+      windows->hooked_compilation_finished();
+    selection->compilation_finished(function);
+  });
+}
+
+// Focused shadow mode: precompiled code has no hooks, so a hooked method is compiled instead.
+clr::HRESULT Profiler::JITCachedFunctionSearchStarted(FunctionID function, BOOL* use_cached_function) {
+  return guarded("JITCachedFunctionSearchStarted", [&] {
+    Session* s = active_session();
+    HookSelection* selection = s ? s->hook_selection() : nullptr;
+    if (selection && use_cached_function && !selection->may_use_precompiled(function))
+      *use_cached_function = clr::FALSE_;
+  });
+}
+
+// Focused shadow mode keeping precompiled code: hooks are off while a module loads (profiler/ready_to_run_windows.h).
+clr::HRESULT Profiler::ModuleLoadStarted(ModuleID) {
+  return guarded("ModuleLoadStarted", [&] {
+    Session* s = active_session();
+    if (ReadyToRunWindows* windows = s ? s->ready_to_run_windows() : nullptr) windows->module_load_started();
+  });
+}
+
+clr::HRESULT Profiler::ModuleLoadFinished(ModuleID, HRESULT) {
+  return guarded("ModuleLoadFinished", [&] {
+    Session* s = active_session();
+    if (ReadyToRunWindows* windows = s ? s->ready_to_run_windows() : nullptr) windows->module_load_finished();
   });
 }
 

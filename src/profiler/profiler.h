@@ -25,6 +25,10 @@ class Profiler final : public CallbackDefaults {
   HRESULT ThreadNameChanged(ThreadID thread, ULONG cch_name, WCHAR name[]) override;
   HRESULT JITCompilationFinished(FunctionID function, HRESULT status, BOOL is_safe_to_block) override;
   HRESULT JITInlining(FunctionID caller, FunctionID callee, BOOL* should_inline) override;
+  HRESULT JITCompilationStarted(FunctionID function, BOOL is_safe_to_block) override;
+  HRESULT JITCachedFunctionSearchStarted(FunctionID function, BOOL* use_cached_function) override;
+  HRESULT ModuleLoadStarted(ModuleID module) override;
+  HRESULT ModuleLoadFinished(ModuleID module, HRESULT status) override;
   HRESULT DynamicMethodJITCompilationStarted(FunctionID function, BOOL is_safe_to_block, LPCBYTE il_header,
                                              ULONG il_header_size) override;
   HRESULT ExceptionThrown(ObjectID exception) override;

@@ -56,9 +56,12 @@ clr::HRESULT Session::start_shadow() {
   // Focused: only hooked methods are kept from inlining (JITInlining), the rest compiles as usual.
   const bool focused = !config_.hooks_for.empty();
   if (!config_.allow_inlining && !focused) mask |= clr::COR_PRF_DISABLE_INLINING;
-  // .NET 10 already JIT-compiles every method once enter/leave hooks are on (ReadyToRun code has no hooks); the
-  // flag keeps precompiled framework code out on runtimes that would otherwise use it.
-  mask |= clr::COR_PRF_DISABLE_ALL_NGEN_IMAGES;
+  // Precompiled (ReadyToRun) code has no hooks. With every method hooked, none is used: the runtime already refuses
+  // it when hooks are on as a module loads, and the flag makes sure. Focused, precompiled code is kept for the
+  // methods without hooks: hooks are off while modules load, and hooked methods refuse their precompiled code.
+  const bool keep_precompiled = focused && config_.precompiled == Precompiled::kKeep;
+  if (keep_precompiled) mask |= clr::COR_PRF_MONITOR_MODULE_LOADS | clr::COR_PRF_MONITOR_CACHE_SEARCHES;
+  else mask |= clr::COR_PRF_DISABLE_ALL_NGEN_IMAGES;
   clr::HRESULT hr = info_->SetEventMask(mask);
   if (!clr::succeeded(hr)) {
     log::error("SetEventMask(0x{:x}) failed with 0x{:x}; the program runs unprofiled", mask, uint32_t(hr));
@@ -70,6 +73,8 @@ clr::HRESULT Session::start_shadow() {
     if (!clr::succeeded(hr)) {
       log::error("SetFunctionIDMapper2 failed with 0x{:x}; every method gets hooks", uint32_t(hr));
       hook_selection_.reset();
+    } else if (keep_precompiled) {
+      ready_to_run_windows_ = std::make_unique<ReadyToRunWindows>(info_, mask);
     }
   }
   pool_.prepare(ThreadRegistry::kPreparedShadows);

@@ -14,6 +14,7 @@
 #include "names/function_names.h"
 #include "names/hook_selection.h"
 #include "profiler/config.h"
+#include "profiler/ready_to_run_windows.h"
 #include "report/report.h"
 #include "snapshot/native_symbols.h"
 #include "sampler/sampler.h"
@@ -35,6 +36,8 @@ class Session {
   const Config& config() const { return config_; }
   // Focused shadow mode (UMBRA_HOOKS_FOR): which methods have hooks; null when every method has them.
   HookSelection* hook_selection() { return hook_selection_.get(); }
+  // Focused shadow mode keeping precompiled code: hooks are off while a module loads; null otherwise.
+  ReadyToRunWindows* ready_to_run_windows() { return ready_to_run_windows_.get(); }
 
   // Writes the report unless it was written already. `trigger` says which exit path got here first.
   // `runtime_usable` is false once the runtime may be torn down: names then come from the cache only.
@@ -61,6 +64,7 @@ class Session {
   NativeSymbols native_symbols_;
   std::string runtime_version_;
   std::unique_ptr<HookSelection> hook_selection_;
+  std::unique_ptr<ReadyToRunWindows> ready_to_run_windows_;
   std::unique_ptr<Sampler> sampler_;
   CoarseClock coarse_clock_;
   std::mutex finish_mutex_;

@@ -108,6 +108,11 @@ ReportStats Session::report_stats(const char* trigger, size_t threads_reported) 
       stats.methods_hooked = focus.hooked;
       stats.methods_not_hooked = focus.not_hooked;
       stats.inlining_refused = focus.inlining_refused;
+      stats.precompiled_refused = focus.precompiled_refused;
+      stats.precompiled = precompiled_name(config_.precompiled);
+      stats.module_load_windows = ready_to_run_windows_ ? ready_to_run_windows_->windows() : 0;
+      stats.module_loads_with_hooks = ready_to_run_windows_ ? ready_to_run_windows_->loads_with_hooks() : 0;
+      stats.compiled_without_hooks = focus.compiled_without_hooks;
     }
     add_hook_stats(stats, pool_);
   }

@@ -105,7 +105,9 @@ struct ReportStats {
   std::optional<std::string> hook_family, call_timing;
   // Focused shadow mode: the patterns, and how many methods the runtime asked about got hooks.
   std::optional<std::string> hooks_for;
-  std::optional<uint64_t> methods_hooked, methods_not_hooked, inlining_refused;
+  std::optional<uint64_t> methods_hooked, methods_not_hooked, inlining_refused, precompiled_refused;
+  std::optional<std::string> precompiled;  // "keep" or "jit"
+  std::optional<uint64_t> module_load_windows, module_loads_with_hooks, compiled_without_hooks;
   std::optional<uint64_t> enter_hooks, leave_hooks, tailcall_hooks, exception_unwinds;
   std::optional<bool> recursive_tail_calls_counted;
   std::optional<NamedCounts> drops;  // by the hooks' drop reasons
@@ -128,6 +130,11 @@ struct ReportStats {
     visit("methods_hooked", s.methods_hooked);
     visit("methods_not_hooked", s.methods_not_hooked);
     visit("inlining_refused", s.inlining_refused);
+    visit("precompiled_refused", s.precompiled_refused);
+    visit("precompiled", s.precompiled);
+    visit("module_load_windows", s.module_load_windows);
+    visit("module_loads_with_hooks", s.module_loads_with_hooks);
+    visit("compiled_without_hooks", s.compiled_without_hooks);
     visit("enter_hooks", s.enter_hooks);
     visit("leave_hooks", s.leave_hooks);
     visit("tailcall_hooks", s.tailcall_hooks);

@@ -98,7 +98,13 @@ std::string stats_lines(const ReportStats& stats) {
   if (stats.hooks_for)
     out += "hooks for " + display_text(*stats.hooks_for) + ": " + with_commas(stats.methods_hooked.value_or(0)) +
            " methods hooked (exact calls), " + with_commas(stats.methods_not_hooked.value_or(0)) +
-           " not (samples only), " + with_commas(stats.inlining_refused.value_or(0)) + " inlinings refused\n";
+           " not (samples only), " + with_commas(stats.inlining_refused.value_or(0)) + " inlinings refused, " +
+           (stats.precompiled.value_or("jit") == "keep" ? "precompiled code kept" : "everything JIT-compiled") +
+           (stats.compiled_without_hooks.value_or(0)
+                ? "; " + with_commas(*stats.compiled_without_hooks) +
+                      " hooked methods compiled without hooks while a module loaded (their calls are undercounted)"
+                : "") +
+           "\n";
   out += "not captured:" + (drops.empty() ? std::string(" nothing") : drops) + "\n";
   if (const auto& r = stats.reconcile) {
     auto or_none = [](const std::string& parts) { return parts.empty() ? std::string(" none") : parts; };

@@ -2,6 +2,8 @@
 // for the others, hooked methods kept from inlining while the rest inlines, and a bad pattern's one line.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "e2e_env.h"
 #include "process.h"
 #include "report_query.h"
@@ -108,6 +110,48 @@ TEST(Focused, HookedMethodsAreNeverInlinedAndTheOthersAre) {
     EXPECT_EQ(total_calls(children_of(*caller), EP + "Inlinable"), 42u) << c.name;
     if (c.patterns) EXPECT_GE(report.find("stats")->find("inlining_refused")->as_uint(), 1u);
   }
+}
+
+size_t lines_of(const std::string& text) {
+  size_t n = 0;
+  for (char c : text) n += c == '\n';
+  return n;
+}
+
+// By default the methods without hooks run from the runtime's precompiled (ReadyToRun) code: the runtime's list of
+// what its JIT compiled holds the program's own methods and few others. A hooked framework method refuses its
+// precompiled code and is compiled with hooks; --precompiled jit compiles everything, as without --hooks-for.
+TEST(Focused, PrecompiledCodeIsKeptForMethodsWithoutHooks) {
+  std::string dir = scratch_dir("focused_precompiled");
+  const std::string write_line = "System.Console.WriteLine";
+  struct Case {
+    const char *name, *patterns, *precompiled;
+    bool write_line_compiled;
+  } cases[] = {{"keep", "[KnownCounts]", "keep", false},
+               {"hooked", "[KnownCounts], [System.Console]System.Console.WriteLine", "keep", true},
+               {"jit", "[KnownCounts]", "jit", true}};
+  std::map<std::string, size_t> compiled_count;
+  for (const Case& c : cases) {
+    std::string prefix = dir + "/" + c.name, jit_list = prefix + ".jit.txt";
+    ProcessResult r = run_process(
+        with_app({launcher_path(), "run", "--hooks-for", c.patterns, "--precompiled", c.precompiled, "-o", prefix, "--"},
+                 "KnownCounts"),
+        {{"DOTNET_JitDisasmSummary", "1"}, {"DOTNET_JitStdOutFile", jit_list}});
+    ASSERT_EQ(r.exit_code, 3) << r.err;
+    std::string compiled = read_file(jit_list);
+    compiled_count[c.name] = lines_of(compiled);
+    EXPECT_EQ(compiled.find("System.Console:WriteLine(System.String)") != std::string::npos, c.write_line_compiled)
+        << c.name;
+    JsonValue report = load_report(prefix + ".json");
+    const JsonValue& stats = *report.find("stats");
+    EXPECT_EQ(stats.find("precompiled")->as_string(), c.precompiled);
+    EXPECT_EQ(stats.find("compiled_without_hooks")->as_uint(), 0u) << c.name;
+    EXPECT_EQ(stats.find("module_load_windows")->as_uint() > 0, std::string(c.precompiled) == "keep") << c.name;
+    EXPECT_EQ(stats.find("precompiled_refused")->as_uint() > 0, std::string(c.name) == "hooked") << c.name;
+    EXPECT_EQ(calls_everywhere(report, KC + "Leaf"), 1000u) << c.name;
+    EXPECT_EQ(calls_everywhere(report, write_line), std::string(c.name) == "hooked" ? 1u : 0u) << c.name;
+  }
+  EXPECT_LT(compiled_count["keep"] * 4, compiled_count["jit"]);
 }
 
 // A list that is not one of patterns: one line naming the bad item, and every method hooked as without the option.

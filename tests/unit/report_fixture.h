@@ -65,6 +65,8 @@ inline ReportStats every_stat() {
   return ReportStats{
       .report_trigger = "shutdown", .partial = false, .hook_family = "elt3", .call_timing = "coarse_1ms",
       .hooks_for = "[App]*,!*.Tick", .methods_hooked = 44, .methods_not_hooked = 45, .inlining_refused = 46,
+      .precompiled_refused = 47, .precompiled = "keep", .module_load_windows = 48, .module_loads_with_hooks = 49,
+      .compiled_without_hooks = 50,
       .enter_hooks = 1, .leave_hooks = 2, .tailcall_hooks = 3, .exception_unwinds = 4,
       .recursive_tail_calls_counted = true, .drops = NamedCounts{{"stack_overflow", 5}, {"tree_full", 0}},
       .tree = ReportStats::Tree{.nodes = 36, .node_bytes = 37, .node_bytes_max_thread = 38, .node_bytes_limit = 43,

@@ -24,6 +24,8 @@ TEST(ReportStats, WritesEveryKeyInItsPlace) {
   EXPECT_EQ(written(testing::every_stat()),
             R"({"report_trigger":"shutdown","partial":false,"hook_family":"elt3","call_timing":"coarse_1ms",)"
             R"("hooks_for":"[App]*,!*.Tick","methods_hooked":44,"methods_not_hooked":45,"inlining_refused":46,)"
+            R"("precompiled_refused":47,"precompiled":"keep","module_load_windows":48,"module_loads_with_hooks":49,)"
+            R"("compiled_without_hooks":50,)"
             R"("enter_hooks":1,"leave_hooks":2,"tailcall_hooks":3,"exception_unwinds":4,)"
             R"("recursive_tail_calls_counted":true,"drops":{"stack_overflow":5,"tree_full":0},)"
             R"("tree":{"nodes":36,"node_bytes":37,"node_bytes_max_thread":38,"node_bytes_limit":43,"slow_enters":39,)"
