@@ -29,12 +29,18 @@ struct LoadResult {
   double rps = 0, p50_ms = 0, p99_ms = 0;
 };
 
-// Starts the server (under umbra when `mode` is set), waits for its address, loads it, and lets it shut down.
-LoadResult serve_under_load(const std::string& dir, const std::string& mode) {
+// Starts the server (under umbra with `options` when `mode` is set), waits for its address, loads it, and lets it
+// shut down.
+LoadResult serve_under_load(const std::string& dir, const std::string& mode,
+                            const std::vector<std::string>& options = {}) {
   std::string port_file = dir + "/address";
   std::vector<std::string> argv = app_command("WebApi", {port_file});
-  if (!mode.empty())
-    argv.insert(argv.begin(), {launcher_path(), "run", "--mode", mode, "-o", dir + "/r", "--"});
+  if (!mode.empty()) {
+    std::vector<std::string> umbra = {launcher_path(), "run", "--mode", mode, "-o", dir + "/r"};
+    umbra.insert(umbra.end(), options.begin(), options.end());
+    umbra.push_back("--");
+    argv.insert(argv.begin(), umbra.begin(), umbra.end());
+  }
   LoadResult load;
   std::thread server([&] { load.server = run_process(argv, {}, 300); });
   std::string address;
@@ -68,11 +74,17 @@ TEST(RealPrograms, AspNetCoreMinimalApiUnderLoad) {
   LoadResult none = serve_under_load(base + "/none", "");
   std::printf("[ none ] %lu requests, %.0f req/s, p50 %.2f ms, p99 %.2f ms\n", none.requests, none.rps, none.p50_ms,
               none.p99_ms);
-  for (const char* mode : {"sampled", "shadow"}) {
+  // Focused: hooks on the program's own assembly only, the framework precompiled and inlined as without umbra.
+  struct Variant {
+    const char *name, *mode;
+    std::vector<std::string> options;
+  } variants[] = {{"sampled", "sampled", {}}, {"shadow", "shadow", {}}, {"focused", "shadow", {"--hooks-for", "[WebApi]"}}};
+  for (const Variant& variant : variants) {
+    const char* mode = variant.name;
     SCOPED_TRACE(mode);
     std::string dir = base + "/" + mode;
     std::filesystem::create_directories(dir);
-    LoadResult load = serve_under_load(dir, mode);
+    LoadResult load = serve_under_load(dir, variant.mode, variant.options);
     std::printf("[ %s ] %lu requests, %.0f req/s (%.2fx the unprofiled rate), p50 %.2f ms, p99 %.2f ms, "
                 "report %.1f MB\n",
                 mode, load.requests, load.rps, none.rps > 0 ? load.rps / none.rps : 0, load.p50_ms, load.p99_ms,
@@ -100,6 +112,21 @@ TEST(RealPrograms, AspNetCoreMinimalApiUnderLoad) {
       if (std::string(mode) == "shadow") {
         EXPECT_EQ(priced_calls, load.served) << "every order priced under the request pipeline, counted exactly";
         EXPECT_GE(serving_threads.size(), 2u) << "requests are served on several thread-pool threads";
+      } else if (std::string(mode) == "focused") {
+        // The pipeline has no hooks: its frames appear only where snapshots saw them. The count is exact anyway.
+        uint64_t priced_anywhere = 0;
+        std::set<const JsonValue*> pricing_threads;
+        for (const auto& thread : threads_of(report))
+          if (uint64_t calls = total_calls(roots_of(thread), "Orders.Price")) {
+            priced_anywhere += calls;
+            pricing_threads.insert(&thread);
+          }
+        EXPECT_EQ(priced_anywhere, load.served) << "every order priced, counted exactly";
+        EXPECT_GE(pricing_threads.size(), 2u) << "requests are served on several thread-pool threads";
+        const JsonValue& stats = *report.find("stats");
+        EXPECT_EQ(stats.find("compiled_without_hooks")->as_uint(), 0u);
+        EXPECT_GT(stats.find("module_load_windows")->as_uint(), 0u);
+        for (const auto& [reason, count] : stats.find("drops")->as_object()) EXPECT_EQ(count.as_uint(), 0u) << reason;
       } else {
         EXPECT_GE(pipeline_samples, 100u) << "the request pipeline is sampled";
       }
