@@ -32,7 +32,8 @@ void SampledAttribution::add(const StackTick& walks, uint64_t tick_index, Sample
     std::reverse(stack_.begin(), stack_.end());
     uint32_t leaf = t.tree.add(stack_.data(), stack_.size());
     (top == NativeTop::kStitched ? t.native_samples : t.managed_samples) += 1;
-    if (top != NativeTop::kLost && !walk.truncated && t.cpu_ns_before_walk) {  // a whole sample, worth counting again
+    bool whole = top == NativeTop::kNone || top == NativeTop::kStitched;
+    if (whole && !walk.truncated && t.cpu_ns_before_walk) {  // worth counting again while the thread stands still
       t.last_walk = SampledThread::LastWalk::kSample;
       t.last_leaf = leaf;
       t.last_native_top = top == NativeTop::kStitched;
@@ -57,7 +58,7 @@ SampledAttribution::NativeTop SampledAttribution::stitch_native_top(NativeCaptur
     if (cancel_native_capture(capture)) tick.count(SampleDrop::kNativeTopTimeout);
     return NativeTop::kLost;  // a capture finishing now is counted stale at the next tick
   }
-  NativeTop top = NativeTop::kNone;
+  NativeTop top = NativeTop::kEmpty;
   if (capture.faulted) {
     tick.count(SampleDrop::kNativeTopFault);
     top = NativeTop::kLost;

@@ -21,7 +21,9 @@ class SampledAttribution {
   void add(const StackTick& walks, uint64_t tick_index, SamplerStats& tick);
 
  private:
-  enum class NativeTop { kNone, kStitched, kLost };
+  // kEmpty: a native top was captured but held no frame (the sample keeps its managed frames, and is not repeated
+  // for a thread whose CPU time stands still: the next capture may well find the native frames).
+  enum class NativeTop { kNone, kStitched, kLost, kEmpty };
   NativeTop stitch_native_top(NativeCapture& capture, const StackTick::Walk& walk, uint64_t tick_index,
                               SamplerStats& tick);
 
