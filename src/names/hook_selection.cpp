@@ -47,6 +47,7 @@ const HookSelection::Assembly& HookSelection::assembly_locked(clr::ModuleID modu
     std::string path = utf16_to_utf8(text);
     assembly.name = assembly_name_of(path);
     assembly.framework = in_shared_framework(path) || is_framework_assembly_name(assembly.name);
+    assembly.names_matter = patterns_.names_matter(assembly.name);
   }
   return assemblies_.emplace(module, std::move(assembly)).first->second;
 }
@@ -60,7 +61,8 @@ bool HookSelection::hooks(clr::FunctionID function) {
   bool hooked = true;  // a method the runtime cannot describe is hooked, as without patterns
   if (clr::succeeded(info_->GetFunctionInfo(function, &cls, &module, &token))) {
     const Assembly& assembly = assembly_locked(module);
-    std::string method = patterns_.by_assembly_only() ? std::string() : names_.lookup(function).name;
+    // Naming is the costly part, and the runtime asks about every method it compiles, inlines or finds precompiled.
+    std::string method = assembly.names_matter ? names_.lookup(function).name : std::string();
     hooked = patterns_.hooks(assembly.name, method, assembly.framework);
   }
   ++(hooked ? counts_.hooked : counts_.not_hooked);

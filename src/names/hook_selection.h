@@ -49,6 +49,7 @@ class HookSelection {
   struct Assembly {
     std::string name;  // simple name: the module's file name without .dll or .exe
     bool framework = false;
+    bool names_matter = true;  // a method pattern applies to it: its methods are named to be judged
   };
   const Assembly& assembly_locked(clr::ModuleID module);
 

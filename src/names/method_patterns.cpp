@@ -105,11 +105,11 @@ bool MethodPatterns::hooks(std::string_view assembly, std::string_view method, b
   return false;
 }
 
-bool MethodPatterns::by_assembly_only() const {
+bool MethodPatterns::names_matter(std::string_view assembly) const {
   for (const auto* list : {&includes_, &excludes_})
     for (const auto& p : *list)
-      if (!p.method.empty()) return false;
-  return true;
+      if (!p.method.empty() && (p.assembly.empty() || glob_match(p.assembly, assembly, true))) return true;
+  return false;
 }
 
 bool is_framework_assembly_name(std::string_view assembly) {

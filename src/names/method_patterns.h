@@ -25,8 +25,9 @@ class MethodPatterns {
 
   // `assembly`: the assembly's simple name ("WebApi"); `framework`: it belongs to the shared framework.
   bool hooks(std::string_view assembly, std::string_view method, bool framework) const;
-  // True when no pattern looks at method names: the answer depends on the assembly alone.
-  bool by_assembly_only() const;
+  // Whether a method's name can change the answer for this assembly: some pattern with a method part applies to it.
+  // When not, hooks() is asked with an empty name, and the method need not be named.
+  bool names_matter(std::string_view assembly) const;
   bool empty() const { return includes_.empty() && excludes_.empty() && !app_; }
 
  private:

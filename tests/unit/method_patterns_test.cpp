@@ -31,7 +31,7 @@ TEST(MethodPatterns, AnAssemblyInBracketsTakesEveryMethodOfItInAnyCase) {
   EXPECT_TRUE(p.hooks("WebApi", "Orders.Price", false));
   EXPECT_FALSE(p.hooks("WebApi.Tests", "Orders.Price", false));
   EXPECT_FALSE(p.hooks("System.Private.CoreLib", "System.String.Concat", true));
-  EXPECT_TRUE(p.by_assembly_only());
+  EXPECT_FALSE(p.names_matter("WebApi"));
 }
 
 TEST(MethodPatterns, AMethodGlobAppliesToEveryAssemblyAndAnAssemblyNarrowsIt) {
@@ -39,10 +39,16 @@ TEST(MethodPatterns, AMethodGlobAppliesToEveryAssemblyAndAnAssemblyNarrowsIt) {
   EXPECT_TRUE(any.hooks("WebApi", "Orders.Price", false));
   EXPECT_TRUE(any.hooks("Other", "Orders.Tax", false));
   EXPECT_FALSE(any.hooks("WebApi", "Program.Main", false));
-  EXPECT_FALSE(any.by_assembly_only());
+  EXPECT_TRUE(any.names_matter("WebApi"));
+  EXPECT_TRUE(any.names_matter("System.Linq"));
   MethodPatterns narrow = parsed("[WebApi]Orders.*");
   EXPECT_TRUE(narrow.hooks("WebApi", "Orders.Price", false));
   EXPECT_FALSE(narrow.hooks("Other", "Orders.Price", false));
+  // Only the assembly a method pattern names needs its methods named.
+  EXPECT_TRUE(narrow.names_matter("webapi"));
+  EXPECT_FALSE(narrow.names_matter("System.Linq"));
+  EXPECT_TRUE(parsed("@app, ![WebApi]*.Log").names_matter("WebApi"));
+  EXPECT_FALSE(parsed("@app, ![WebApi]*.Log").names_matter("Other"));
 }
 
 TEST(MethodPatterns, ExclusionsWinAndAloneTheyLeaveEverythingElseHooked) {
