@@ -30,8 +30,9 @@ bool in_shared_framework(const std::string& module_path) {
   return module_path.compare(begin, end - begin, "shared") == 0;
 }
 
-HookSelection::HookSelection(clr::ICorProfilerInfo* info, FunctionNames& names, MethodPatterns patterns)
-    : info_(info), names_(names), patterns_(std::move(patterns)) {}
+HookSelection::HookSelection(clr::ICorProfilerInfo* info, FunctionNames& names, MethodPatterns patterns,
+                             std::function<void()> first_hooked)
+    : info_(info), names_(names), patterns_(std::move(patterns)), first_hooked_(std::move(first_hooked)) {}
 
 const HookSelection::Assembly& HookSelection::assembly_locked(clr::ModuleID module) {
   if (auto it = assemblies_.find(module); it != assemblies_.end()) return it->second;
@@ -53,7 +54,7 @@ const HookSelection::Assembly& HookSelection::assembly_locked(clr::ModuleID modu
 }
 
 bool HookSelection::hooks(clr::FunctionID function) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::unique_lock<std::mutex> lock(mutex_);
   if (auto it = decided_.find(function); it != decided_.end()) return it->second;
   clr::ClassID cls = 0;
   clr::ModuleID module = 0;
@@ -67,6 +68,10 @@ bool HookSelection::hooks(clr::FunctionID function) {
   }
   ++(hooked ? counts_.hooked : counts_.not_hooked);
   decided_.emplace(function, hooked);
+  if (hooked && counts_.hooked == 1 && first_hooked_) {
+    lock.unlock();
+    first_hooked_();
+  }
   return hooked;
 }
 

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -29,7 +30,9 @@ class HookSelection {
     uint64_t compiled_without_hooks = 0;
   };
 
-  HookSelection(clr::ICorProfilerInfo* info, FunctionNames& names, MethodPatterns patterns);
+  // `first_hooked` runs once, on the thread that finds the first method to hook, outside the mutex.
+  HookSelection(clr::ICorProfilerInfo* info, FunctionNames& names, MethodPatterns patterns,
+                std::function<void()> first_hooked = {});
 
   bool hooks(clr::FunctionID function);
   // JITInlining's answer: a hooked callee is never inlined; anything else inlines as the JIT sees fit.
@@ -56,6 +59,7 @@ class HookSelection {
   clr::ICorProfilerInfo* info_;
   FunctionNames& names_;
   const MethodPatterns patterns_;
+  std::function<void()> first_hooked_;
   mutable std::mutex mutex_;
   std::unordered_map<clr::FunctionID, bool> decided_;
   std::unordered_map<clr::ModuleID, Assembly> assemblies_;

@@ -68,7 +68,10 @@ clr::HRESULT Session::start_shadow() {
     return hr;
   }
   if (focused) {
-    hook_selection_ = std::make_unique<HookSelection>(info_, names_, *MethodPatterns::parse(config_.hooks_for));
+    // The coarse clock's thread waits for a method to time: a process whose methods the patterns all leave alone
+    // (a compiler a build starts) runs without it.
+    hook_selection_ = std::make_unique<HookSelection>(info_, names_, *MethodPatterns::parse(config_.hooks_for),
+                                                      [this] { start_coarse_clock(); });
     hr = info_->SetFunctionIDMapper2(&HookSelection::map_function, hook_selection_.get());
     if (!clr::succeeded(hr)) {
       log::error("SetFunctionIDMapper2 failed with 0x{:x}; every method gets hooks", uint32_t(hr));
@@ -80,11 +83,10 @@ clr::HRESULT Session::start_shadow() {
   pool_.prepare(ThreadRegistry::kPreparedShadows);
   g_info_for_thread_ids = info_;
   hooks::install_pool(&pool_, &runtime_thread_id);
-  // Do-nothing hooks read no clock: a benchmark's floor runs without the clock's thread.
-  if (!config_.exact_times && !config_.noop_hooks) coarse_clock_.start(std::chrono::milliseconds(1));
+  if (!hook_selection_) start_coarse_clock();
   hr = install_hooks();
   if (!clr::succeeded(hr)) {
-    coarse_clock_.stop();
+    stop_coarse_clock();
     return hr;
   }
   SamplerOptions options;
@@ -99,6 +101,20 @@ clr::HRESULT Session::start_shadow() {
   log::info("shadow mode: {} hooks, event mask 0x{:x}, report to {}.*", hook_family_name(config_.hooks), mask,
             config_.output_prefix);
   return clr::S_OK;
+}
+
+// Do-nothing hooks read no clock: a benchmark's floor runs without the clock's thread. Until the clock runs, the hooks
+// read the exact one.
+void Session::start_coarse_clock() {
+  if (config_.exact_times || config_.noop_hooks) return;
+  std::lock_guard<std::mutex> lock(clock_mutex_);
+  if (!clock_stopped_) coarse_clock_.start(std::chrono::milliseconds(1));
+}
+
+void Session::stop_coarse_clock() {
+  std::lock_guard<std::mutex> lock(clock_mutex_);
+  clock_stopped_ = true;
+  coarse_clock_.stop();
 }
 
 clr::HRESULT Session::install_hooks() {
@@ -220,7 +236,7 @@ void Session::finish(const char* trigger, bool runtime_usable, bool provisional)
   if (finished_) return;
   finished_ = !provisional;
   if (sampler_ && !provisional) sampler_->stop();
-  if (!provisional) coarse_clock_.stop();
+  if (!provisional) stop_coarse_clock();
   if (!runtime_usable) names_.freeze();
   std::string error;
   bool ran = run_on_large_stack([&] {

@@ -54,6 +54,8 @@ class Session {
   clr::HRESULT start_shadow();
   clr::HRESULT start_sampled();
   clr::HRESULT install_hooks();
+  void start_coarse_clock();
+  void stop_coarse_clock();
 
   Config config_;
   clr::ICorProfilerInfo10* info_;
@@ -67,6 +69,8 @@ class Session {
   std::unique_ptr<ReadyToRunWindows> ready_to_run_windows_;
   std::unique_ptr<Sampler> sampler_;
   CoarseClock coarse_clock_;
+  std::mutex clock_mutex_;
+  bool clock_stopped_ = false;  // under clock_mutex_: the session is over, the clock never starts again
   std::mutex finish_mutex_;
   bool finished_ = false;  // under finish_mutex_
 };
