@@ -13,12 +13,13 @@
 namespace umbra::testing {
 namespace {
 
-// Every variable umbra reads but UMBRA_OUTPUT (a path: see the unwritable-output tests).
+// Every variable umbra reads but UMBRA_OUTPUT (a path: see the unwritable-output tests) and UMBRA_HOOKS_FOR (most
+// text is a pattern: see the focused tests).
 const char* const kVariables[] = {"UMBRA_MODE",          "UMBRA_LAUNCHED_PID",  "UMBRA_LOG_LEVEL",
                                   "UMBRA_MIN_PERCENT",   "UMBRA_INTERVAL_MS",   "UMBRA_RECONCILE_MS",
                                   "UMBRA_VERIFY",        "UMBRA_MAX_DEPTH",     "UMBRA_HOOKS",
                                   "UMBRA_EXACT_TIMES",   "UMBRA_BENCH_NOOP_HOOKS", "UMBRA_ALLOW_INLINING",
-                                  "UMBRA_FORMATS"};
+                                  "UMBRA_FORMATS",       "UMBRA_PRECOMPILED",   "UMBRA_MAX_TREE_MB"};
 
 struct BadValue {
   const char* kind;
