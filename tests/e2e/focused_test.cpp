@@ -17,28 +17,12 @@ const char* const kPatterns =
     "[KnownCounts]*.Program.Main, *.Program.Leaf, *.Program.Fib, *.Program.Work, *.Program.RunLoop, *.Program.Pause, "
     "!*.Program.Run?ecursion";
 
-size_t occurrences(const std::string& text, const std::string& what) {
-  size_t n = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
-
-uint64_t calls_everywhere(const JsonValue& report, const std::string& name) {
-  uint64_t calls = 0;
-  for_each_node(report, [&](const JsonValue& node) {
-    if (name_of(node) == name) calls += calls_of(node);
-  });
-  return calls;
-}
-
 // Six methods hooked, one of them on four threads; a snapshot at every tick checks the shadow stacks, whose frames
 // without hooks are expected between the hooked ones: RunTimed, between Main and the 200 ms of Pause, is spliced in.
 TEST(Focused, ExactCountsWhereThePatternsPointAndNoneElsewhere) {
   std::string dir = scratch_dir("focused_known_counts");
-  ProcessResult r = run_process(with_app({launcher_path(), "run", "--verify", "--hooks-for",
-                                          kPatterns,
-                                          "-o", dir + "/r", "--"},
-                                         "KnownCounts"));
+  ProcessResult r = run_process(
+      with_app({launcher_path(), "run", "--verify", "--hooks-for", kPatterns, "-o", dir + "/r", "--"}, "KnownCounts"));
   ASSERT_EQ(r.exit_code, 3) << r.err;
   EXPECT_EQ(r.out, "fib=6765 caught=100 sink=5303 abi=50\n");
   JsonValue report = load_report(dir + "/r.json");
@@ -47,13 +31,13 @@ TEST(Focused, ExactCountsWhereThePatternsPointAndNoneElsewhere) {
   EXPECT_EQ(stats.find("methods_hooked")->as_uint(), 6u);
   EXPECT_GT(stats.find("methods_not_hooked")->as_uint(), 100u);
 
-  EXPECT_EQ(calls_everywhere(report, KC + "Leaf"), 1000u);
-  EXPECT_EQ(calls_everywhere(report, KC + "Fib"), 21891u);  // Fib(20)
-  EXPECT_EQ(calls_everywhere(report, KC + "Work"), 1000u);  // 100 + 200 + 300 + 400 on the workers
-  EXPECT_EQ(calls_everywhere(report, KC + "RunLoop"), 1u);
-  EXPECT_EQ(calls_everywhere(report, KC + "Pause"), 4u);
+  EXPECT_EQ(calls_in_all_threads(report, KC + "Leaf"), 1000u);
+  EXPECT_EQ(calls_in_all_threads(report, KC + "Fib"), 21891u);  // Fib(20)
+  EXPECT_EQ(calls_in_all_threads(report, KC + "Work"), 1000u);  // 100 + 200 + 300 + 400 on the workers
+  EXPECT_EQ(calls_in_all_threads(report, KC + "RunLoop"), 1u);
+  EXPECT_EQ(calls_in_all_threads(report, KC + "Pause"), 4u);
   for (const char* unhooked : {"RunTimed", "RunRecursion", "WorkerBody", "RunGenerics", "ShortLivedBody"})
-    EXPECT_EQ(calls_everywhere(report, KC + unhooked), 0u) << unhooked;
+    EXPECT_EQ(calls_in_all_threads(report, KC + unhooked), 0u) << unhooked;
   uint64_t leaf_under_run_loop = 0;
   for (const JsonValue& thread : threads_of(report))
     for_each_path(thread, [&](const std::vector<const JsonValue*>& path) {
@@ -148,8 +132,8 @@ TEST(Focused, PrecompiledCodeIsKeptForMethodsWithoutHooks) {
     EXPECT_EQ(stats.find("compiled_without_hooks")->as_uint(), 0u) << c.name;
     EXPECT_EQ(stats.find("module_load_windows")->as_uint() > 0, std::string(c.precompiled) == "keep") << c.name;
     EXPECT_EQ(stats.find("precompiled_refused")->as_uint() > 0, std::string(c.name) == "hooked") << c.name;
-    EXPECT_EQ(calls_everywhere(report, KC + "Leaf"), 1000u) << c.name;
-    EXPECT_EQ(calls_everywhere(report, write_line), std::string(c.name) == "hooked" ? 1u : 0u) << c.name;
+    EXPECT_EQ(calls_in_all_threads(report, KC + "Leaf"), 1000u) << c.name;
+    EXPECT_EQ(calls_in_all_threads(report, write_line), std::string(c.name) == "hooked" ? 1u : 0u) << c.name;
   }
   EXPECT_LT(compiled_count["keep"] * 4, compiled_count["jit"]);
 }

@@ -124,6 +124,12 @@ uint64_t total_calls(const JsonValue::Array& nodes, const std::string& name) {
   return total;
 }
 
+uint64_t calls_in_all_threads(const JsonValue& report, const std::string& name) {
+  uint64_t total = 0;
+  for (const auto& thread : threads_of(report)) total += total_calls(roots_of(thread), name);
+  return total;
+}
+
 const JsonValue* thread_with_root(const JsonValue& report, const std::string& entry) {
   for (const auto& t : threads_of(report))
     for (const auto& r : roots_of(t))

@@ -26,6 +26,8 @@ const JsonValue* find_anywhere(const JsonValue::Array& nodes, const std::string&
 std::vector<const JsonValue*> direct_chain(const JsonValue& node, const std::string& name);
 // Calls of every node named `name` in the subtree of `nodes`, summed.
 uint64_t total_calls(const JsonValue::Array& nodes, const std::string& name);
+// The same over every thread of `report`.
+uint64_t calls_in_all_threads(const JsonValue& report, const std::string& name);
 // The main thread: the one whose roots include `entry` (e.g. "App.Program.Main").
 const JsonValue* thread_with_root(const JsonValue& report, const std::string& entry);
 const JsonValue* thread_named(const JsonValue& report, const std::string& name);

@@ -31,12 +31,6 @@ Profiled profile(const std::string& mode, const std::vector<std::string>& worklo
   return run;
 }
 
-uint64_t calls_in_all_threads(const JsonValue& report, const std::string& name) {
-  uint64_t total = 0;
-  for (const auto& thread : threads_of(report)) total += total_calls(roots_of(thread), name);
-  return total;
-}
-
 uint64_t samples_under(const JsonValue& report, const std::string& name) {
   uint64_t total = 0;
   for_each_node(report, [&](const JsonValue& node) {
