@@ -13,6 +13,7 @@
 #include "hooks/tick_clock.h"
 #include "names/function_names.h"
 #include "profiler/config.h"
+#include "profiler/process_identity.h"
 #include "report/report.h"
 #include "snapshot/native_symbols.h"
 #include "sampler/sampler.h"
@@ -57,6 +58,7 @@ class Session {
   FunctionNames names_;
   NativeSymbols native_symbols_;
   std::string runtime_version_;
+  ProcessIdentity process_;
   std::unique_ptr<Sampler> sampler_;
   CoarseClock coarse_clock_;
   std::mutex finish_mutex_;

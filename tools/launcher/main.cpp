@@ -15,11 +15,11 @@
 #include "clr/guids.h"
 #include "launcher.h"
 #include "report_command.h"
-#include "report_files.h"
+#include "report_listing.h"
 #include "signal_forwarding.h"
 #include "profiler/config.h"
 #include "profiler/value_parsers.h"
-#include "util/join.h"
+#include "util/version.h"
 
 namespace {
 
@@ -75,20 +75,6 @@ pid_t run_program(const RunRequest& run, int& status) {
   return program;
 }
 
-void say_where_the_reports_are(const std::string& prefix, int status) {
-  ReportFiles files = find_report_files(prefix);
-  if (!files.launched.empty()) std::fprintf(stderr, "umbra: report: %s\n", umbra::join(files.launched).c_str());
-  else if (WIFSIGNALED(status))
-    std::fprintf(stderr,
-                 "umbra: the program was ended by signal %d (%s) before a report was written at %s.*; "
-                 "Environment.FailFast and SIGKILL end a .NET process without notice\n",
-                 WTERMSIG(status), strsignal(WTERMSIG(status)), prefix.c_str());
-  else std::fprintf(stderr, "umbra: no report at %s.* (see the messages above)\n", prefix.c_str());
-  if (!files.descendants.empty())
-    std::fprintf(stderr, "umbra: reports of %zu descendant processes: %s\n", files.descendant_count,
-                 umbra::join(files.descendants).c_str());
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -98,6 +84,10 @@ int main(int argc, char** argv) {
   ParseResult parsed = parse_command_line(args);
   if (parsed.help) {
     std::fputs(usage().c_str(), stdout);
+    return 0;
+  }
+  if (parsed.version) {
+    std::printf("umbra %s\n", umbra::umbra_version());
     return 0;
   }
   if (!parsed.run) {
@@ -121,7 +111,7 @@ int main(int argc, char** argv) {
   if (program < 0) return 127;
   std::string prefix = run.output_prefix.value_or(
       std::getenv("UMBRA_OUTPUT") ? std::getenv("UMBRA_OUTPUT") : "./umbra-" + std::to_string(program));
-  say_where_the_reports_are(prefix, status);
+  std::fputs(report_listing(prefix, status).c_str(), stderr);
   int exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return exit_code;
 }
