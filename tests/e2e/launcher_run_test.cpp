@@ -37,6 +37,19 @@ TEST(LauncherRun, UmbraLibraryFindsALibraryThatIsNotNextToTheLauncher) {
   EXPECT_EQ(found.err.find("shadow mode: "), std::string::npos) << "an info line at the default level (warn)";
 }
 
+// `-o DIR/prefix` with a DIR that is not there: made, as `mkdir -p` would, and the reports are where asked.
+TEST(LauncherRun, AMissingOutputDirectoryIsMade) {
+  std::string dir = scratch_dir("launcher_missing_directory");
+  const std::string prefix = dir + "/made/for/it/r";
+  ProcessResult r = run_process(with_app({launcher_path(), "run", "-o", prefix, "--"}, "ExitPaths", {"return"}));
+  ASSERT_EQ(r.exit_code, 5) << r.err;
+  EXPECT_TRUE(std::filesystem::is_directory(dir + "/made/for/it"));
+  EXPECT_TRUE(std::filesystem::exists(prefix + ".json")) << r.err;
+  EXPECT_TRUE(std::filesystem::exists(prefix + ".txt")) << r.err;
+  EXPECT_EQ(r.err.find("cannot write"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("): " + prefix + ".json, " + prefix + ".txt\n"), std::string::npos) << r.err;
+}
+
 // `umbra --version` says which umbra this is, and every report it writes says the same.
 TEST(LauncherRun, VersionIsPrintedAndEveryReportStatesIt) {
   const std::string version = umbra_version();

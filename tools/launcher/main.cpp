@@ -14,6 +14,7 @@
 
 #include "clr/guids.h"
 #include "launcher.h"
+#include "output_directory.h"
 #include "report_command.h"
 #include "report_listing.h"
 #include "signal_forwarding.h"
@@ -44,6 +45,19 @@ void set_profiler_environment(const std::string& library_path, const RunRequest&
   const char* allow_inlining = std::getenv("UMBRA_ALLOW_INLINING");
   bool inlining_allowed = allow_inlining && umbra::parse_bool(allow_inlining).value_or(false);
   if (!inlining_allowed) setenv("DOTNET_TailCallLoopOpt", "0", 0);
+}
+
+// The directory of the prefix asked for (-o, or UMBRA_OUTPUT as the program will see it), made if missing; the
+// default prefix is in the current directory.
+void make_directory_for_reports(const RunRequest& run) {
+  std::optional<std::string> asked = run.output_prefix;
+  if (!asked && std::getenv("UMBRA_OUTPUT")) asked = std::getenv("UMBRA_OUTPUT");
+  if (!asked) return;
+  std::string problem = make_output_directory(*asked);
+  if (!problem.empty())
+    std::fprintf(stderr,
+                 "umbra: cannot make the directory of '%s' (%s); the reports go to a new directory in $TMPDIR\n",
+                 asked->c_str(), problem.c_str());
 }
 
 // Starts the program and waits for it; its pid, or -1 (with a line said) if it could not be started.
@@ -104,6 +118,7 @@ int main(int argc, char** argv) {
   char resolved[PATH_MAX];
   std::string library_path = realpath(library->c_str(), resolved) ? resolved : *library;
 
+  make_directory_for_reports(run);
   set_profiler_environment(library_path, run);
   start_forwarding();
   int status = 0;
