@@ -7,7 +7,9 @@ set -euo pipefail
 UMBRA_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 UMBRA_BUILD_DIR="${UMBRA_BUILD_DIR:-$UMBRA_ROOT/build}"
 UMBRA_PACKAGES=(cmake ninja-build g++ pkg-config libunwind-dev libboost-dev libspdlog-dev libgtest-dev libbenchmark-dev
-  rapidjson-dev clang-14 libclang-rt-14-dev)  # the last two: libFuzzer, for tests/fuzz
+  rapidjson-dev libelf-dev libdw-dev  # elfutils: native frames named from full symbol tables and debug files
+  libc6-dbg                           # libc's debug file, which a native symbol test names libc's own functions from
+  clang-14 libclang-rt-14-dev)        # libFuzzer, for tests/fuzz
 
 umbra_install_packages() {
   local missing=()

@@ -14,6 +14,7 @@
 #include "util/log.h"
 #include "report/output_files.h"
 #include "util/large_stack.h"
+#include "util/version.h"
 
 namespace umbra {
 namespace {
@@ -43,6 +44,7 @@ Session::Session(Config config, clr::ICorProfilerInfo10* info)
 clr::HRESULT Session::start() {
   // Asked now: the report may be written where the runtime can no longer answer (exit(), a signal).
   runtime_version_ = runtime_version(*info_);
+  process_ = this_process();
   return config_.mode == Mode::kSampled ? start_sampled() : start_shadow();
 }
 
@@ -156,7 +158,10 @@ Report Session::build_report(const char* trigger) {
   Report report;
   report.mode = mode_name(config_.mode);
   report.pid = getpid();
+  report.program = process_.program;
+  report.command_line = process_.command_line;
   report.runtime = runtime_version_;
+  report.umbra_version = umbra_version();
   report.duration_ns = monotonic_ns() - clock_.start_ns();
   if (config_.mode == Mode::kSampled) add_sampled_threads(report);
   else add_shadow_threads(report);

@@ -14,6 +14,7 @@
 #include "names/function_names.h"
 #include "names/hook_selection.h"
 #include "profiler/config.h"
+#include "profiler/process_identity.h"
 #include "profiler/ready_to_run_windows.h"
 #include "report/report.h"
 #include "snapshot/native_symbols.h"
@@ -65,6 +66,7 @@ class Session {
   FunctionNames names_;
   NativeSymbols native_symbols_;
   std::string runtime_version_;
+  ProcessIdentity process_;
   std::unique_ptr<HookSelection> hook_selection_;
   std::unique_ptr<ReadyToRunWindows> ready_to_run_windows_;
   std::unique_ptr<Sampler> sampler_;

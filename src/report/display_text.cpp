@@ -73,4 +73,24 @@ std::string display_text(std::string_view text, size_t max_bytes) {
   return out;
 }
 
+std::string display_command_line(const std::vector<std::string>& args, size_t max_bytes) {
+  std::string line;
+  for (const std::string& arg : args) {
+    if (!line.empty()) line += ' ';
+    bool plain = !arg.empty() && arg.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                       "0123456789-_./=:,+@%") == std::string::npos;
+    if (plain) {
+      line += arg;
+      continue;
+    }
+    line += '\'';
+    for (char c : arg) {
+      if (c == '\'') line += "'\\''";  // ends the quote, an escaped quote, quotes again
+      else line += c;
+    }
+    line += '\'';
+  }
+  return display_text(line, max_bytes);
+}
+
 }  // namespace umbra

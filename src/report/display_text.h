@@ -13,11 +13,16 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace umbra {
 
 inline constexpr size_t kMaxDisplayBytes = 1000;
 
 std::string display_text(std::string_view text, size_t max_bytes = kMaxDisplayBytes);
+
+// A process's arguments on one line, as a shell would take them back: an argument holding a space, a quote or
+// another character a shell treats specially is single-quoted; then display_text() of the whole.
+std::string display_command_line(const std::vector<std::string>& args, size_t max_bytes = kMaxDisplayBytes);
 
 }  // namespace umbra

@@ -20,6 +20,12 @@ void append_optional(std::string& out, const std::optional<uint64_t>& v) {
   else out += "null";
 }
 
+// A string the report may not know: null when empty.
+void append_optional_string(std::string& out, const std::string& v) {
+  if (v.empty()) out += "null";
+  else append_json_string(out, v);
+}
+
 // Each distinct (name, module, kind) once; nodes refer to it by index.
 struct NameModuleKind {
   std::array<std::string_view, 3> operator()(const ReportFrame& frame) const {
@@ -92,8 +98,17 @@ std::string report_to_json(const Report& report) {
   append_json_string(out, report.mode);
   out += ",\"pid\":";
   out += std::to_string(report.pid);
-  out += ",\"runtime\":";
+  out += ",\"program\":";
+  append_optional_string(out, report.program);
+  out += ",\"command_line\":[";
+  for (size_t i = 0; i < report.command_line.size(); ++i) {
+    if (i) out += ',';
+    append_json_string(out, report.command_line[i]);
+  }
+  out += "],\"runtime\":";
   append_json_string(out, report.runtime);
+  out += ",\"umbra_version\":";
+  append_optional_string(out, report.umbra_version);
   out += ",\"duration_ns\":";
   append_uint(out, report.duration_ns);
   out += ",\n\"node_fields\":[";

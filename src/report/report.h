@@ -51,7 +51,13 @@ struct ReportThread {
 struct Report {
   std::string mode = "shadow";
   int64_t pid = 0;
+  // Which process this was, for a run that profiled many (`dotnet build` starts MSBuild nodes and the compiler):
+  // the managed entry assembly (MSBuild.dll, csc.dll, testhost.dll) or the executable, and the arguments the
+  // process was started with. Empty where the report does not say (one written before they were recorded).
+  std::string program;
+  std::vector<std::string> command_line;
   std::string runtime;
+  std::string umbra_version;  // the umbra that profiled the program; empty where the report does not say
   uint64_t duration_ns = 0;
   std::vector<ReportThread> threads;
   ReportStats stats;

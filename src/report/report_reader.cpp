@@ -219,6 +219,18 @@ std::vector<ReportNode> trees_from(const JsonValue::Array& values, const std::ve
   return roots;
 }
 
+// The process's arguments: read only when all of them are strings (a report of an earlier umbra has none).
+std::vector<std::string> command_line_from(const JsonValue& doc) {
+  std::vector<std::string> args;
+  const JsonValue* v = doc.find("command_line");
+  if (v == nullptr || !v->is_array()) return args;
+  for (const JsonValue& arg : v->as_array()) {
+    if (!arg.is_string()) return {};
+    args.push_back(arg.as_string());
+  }
+  return args;
+}
+
 }  // namespace
 
 Report report_from_json(const JsonValue& doc) {
@@ -238,6 +250,10 @@ Report report_from_json(const JsonValue& doc) {
   r.mode = string_of(doc, "mode", document);
   if (const JsonValue* pid = doc.find("pid"); pid && pid->is_number()) r.pid = pid->as_int();
   if (const JsonValue* runtime = doc.find("runtime"); runtime && runtime->is_string()) r.runtime = runtime->as_string();
+  if (const JsonValue* version = doc.find("umbra_version"); version && version->is_string())
+    r.umbra_version = version->as_string();
+  if (const JsonValue* program = doc.find("program"); program && program->is_string()) r.program = program->as_string();
+  r.command_line = command_line_from(doc);
   r.duration_ns = optional_count(doc, "duration_ns", document).value_or(0);
   const auto& threads = array_of(doc, "threads", document);
   for (size_t t = 0; t < threads.size(); ++t) {

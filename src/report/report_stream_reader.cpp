@@ -27,7 +27,8 @@ constexpr size_t kMaxNesting = 1 + kMaxStatsDepth;
 constexpr size_t kMinNodeBytes = 2 * kNodeFields.size();
 
 // The members read, of the document and of a thread; the others are skipped. Each may appear once.
-enum class Member { kOther, kSchema, kMode, kPid, kRuntime, kDurationNs, kNodeFields, kFrames, kThreads, kStats,
+enum class Member { kOther, kSchema, kMode, kPid, kProgram, kCommandLine, kRuntime, kUmbraVersion, kDurationNs,
+                    kNodeFields, kFrames, kThreads, kStats,
                     kOsTid, kManagedId, kName, kExited, kManagedSamples, kNativeSamples, kNodes };
 
 struct MemberName {
@@ -36,7 +37,9 @@ struct MemberName {
 };
 constexpr MemberName kDocumentMembers[] = {
     {"schema", Member::kSchema},  {"mode", Member::kMode},     {"pid", Member::kPid},
-    {"runtime", Member::kRuntime}, {"duration_ns", Member::kDurationNs}, {"node_fields", Member::kNodeFields},
+    {"program", Member::kProgram}, {"command_line", Member::kCommandLine}, {"runtime", Member::kRuntime},
+    {"umbra_version", Member::kUmbraVersion}, {"duration_ns", Member::kDurationNs},
+    {"node_fields", Member::kNodeFields},
     {"frames", Member::kFrames},  {"threads", Member::kThreads}, {"stats", Member::kStats}};
 constexpr MemberName kThreadMembers[] = {
     {"os_tid", Member::kOsTid}, {"managed_id", Member::kManagedId}, {"name", Member::kName},
@@ -118,12 +121,17 @@ class StreamHandler {
 
  private:
   // The container being read.
-  enum class In { kNothing, kDocument, kNodeFields, kFrames, kFrame, kThreads, kThread, kNodes, kStats };
+  enum class In { kNothing, kDocument, kCommandLine, kNodeFields, kFrames, kFrame, kThreads, kThread, kNodes, kStats };
 
   bool value(JsonValue v) {
     if (skipped_ > 0) return true;
     switch (in_.back()) {
       case In::kDocument: return document_member(std::move(v));
+      case In::kCommandLine:
+        // An argument that is not a string: the general reader leaves the command line out.
+        if (!v.is_string()) return false;
+        report_.command_line.push_back(v.as_string());
+        return true;
       case In::kNodeFields:
         return v.is_string() && node_fields_ < kNodeFields.size() && v.as_string() == kNodeFields[node_fields_++];
       case In::kFrame:
@@ -237,6 +245,12 @@ class StreamHandler {
       case Member::kRuntime:
         if (v.is_string()) report_.runtime = v.as_string();
         return true;
+      case Member::kUmbraVersion:
+        if (v.is_string()) report_.umbra_version = v.as_string();
+        return true;
+      case Member::kProgram:
+        if (v.is_string()) report_.program = v.as_string();
+        return true;
       case Member::kDurationNs: {
         std::optional<uint64_t> ns;
         if (!read_count(v, ns)) return false;
@@ -252,6 +266,7 @@ class StreamHandler {
 
   bool open_document_member(bool object) {
     switch (member_) {
+      case Member::kCommandLine: return skip_unless(object) || enter(In::kCommandLine);
       case Member::kNodeFields: return !object && enter(In::kNodeFields);
       case Member::kFrames: return !object && enter(In::kFrames);
       case Member::kThreads:
@@ -262,7 +277,9 @@ class StreamHandler {
         if (!object) return skip_unless(true);
         stats_.open(true);
         return enter(In::kStats);
-      default: return skip_unless(member_ == Member::kPid || member_ == Member::kRuntime || member_ == Member::kOther);
+      default:
+        return skip_unless(member_ == Member::kPid || member_ == Member::kProgram || member_ == Member::kRuntime ||
+                           member_ == Member::kUmbraVersion || member_ == Member::kOther);
     }
   }
 

@@ -120,11 +120,16 @@ std::string stats_lines(const ReportStats& stats) {
 
 // Header lines are built as strings, not in fixed buffers: they hold names, and a long one must not cut the line.
 std::string report_to_text(const Report& report, double min_percent) {
-  std::string out = "umbra " + display_text(report.mode) + " profile of pid " + std::to_string(report.pid) +
+  std::string umbra = report.umbra_version.empty() ? "umbra " : "umbra " + display_text(report.umbra_version) + " ";
+  std::string out = umbra + display_text(report.mode) + " profile of pid " + std::to_string(report.pid) +
                     " (runtime " + display_text(report.runtime) + "), " +
                     three_decimals(double(report.duration_ns) / 1e9) + " s, " +
                     std::to_string(report.threads.size()) + " threads\n";
   out += stats_lines(report.stats);
+  // After the counts, which keep their lines (the second and third) for whoever reads them.
+  if (!report.program.empty() || !report.command_line.empty())
+    out += "program: " + display_text(report.program) + "  command line: " +
+           display_command_line(report.command_line) + "\n";
 
   for (const ReportThread& thread : report.threads) {
     bool by_time = report.mode == "shadow";

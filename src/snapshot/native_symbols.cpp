@@ -2,6 +2,9 @@
 
 #include <cxxabi.h>
 #include <dlfcn.h>
+#include <link.h>
+#include <limits.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -15,23 +18,46 @@ std::string base_name(const char* path) {
   return slash == std::string::npos ? p : p.substr(slash + 1);
 }
 
-NativeSymbol resolve(uintptr_t ip) {
+std::string demangled(const char* symbol) {
+  int status = 0;
+  char* readable = abi::__cxa_demangle(symbol, nullptr, nullptr, &status);
+  std::string name = status == 0 && readable ? readable : symbol;
+  std::free(readable);
+  return name;
+}
+
+// The link map names every module by its path but the program itself, whose entry is "".
+std::string module_path(const link_map* map) {
+  if (map && map->l_name && *map->l_name) return map->l_name;
+  char buf[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  return n > 0 ? std::string(buf, size_t(n)) : "";
+}
+
+}  // namespace
+
+NativeSymbol NativeSymbols::resolve(uintptr_t ip) {
   NativeSymbol out;
   Dl_info info{};
+  link_map* map = nullptr;
   // A return address points after the call; look up the call itself so a call ending a function resolves right.
   uintptr_t probe = ip > 0 ? ip - 1 : ip;
-  if (dladdr(reinterpret_cast<void*>(probe), &info) == 0 || info.dli_fname == nullptr) {
+  if (dladdr1(reinterpret_cast<void*>(probe), &info, reinterpret_cast<void**>(&map), RTLD_DL_LINKMAP) == 0 ||
+      info.dli_fname == nullptr) {
     char buf[48];
     std::snprintf(buf, sizeof buf, "[unknown 0x%lx]", static_cast<unsigned long>(ip));
     out.name = buf;
     return out;
   }
   out.module = base_name(info.dli_fname);
+  // An exported function keeps its exported name (pthread_cond_wait, not the ___pthread_cond_wait beside it in the
+  // full table); the full tables name the rest.
+  std::optional<std::string> full;
+  if (info.dli_sname == nullptr) full = modules_.function_at(module_path(map), map ? map->l_addr : 0, probe);
   if (info.dli_sname != nullptr) {
-    int status = 0;
-    char* demangled = abi::__cxa_demangle(info.dli_sname, nullptr, nullptr, &status);
-    out.name = status == 0 && demangled ? demangled : info.dli_sname;
-    std::free(demangled);
+    out.name = demangled(info.dli_sname);
+  } else if (full) {
+    out.name = demangled(full->c_str());
   } else {
     char buf[64];
     std::snprintf(buf, sizeof buf, "+0x%lx",
@@ -40,8 +66,6 @@ NativeSymbol resolve(uintptr_t ip) {
   }
   return out;
 }
-
-}  // namespace
 
 NativeSymbol NativeSymbols::lookup(uintptr_t ip) {
   std::lock_guard<std::mutex> lock(mutex_);

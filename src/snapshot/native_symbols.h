@@ -1,5 +1,9 @@
 // Native instruction pointer -> "function" and "module" (libz.so.1, libc.so.6, ...), demangled, cached per IP.
-// Never called in a signal handler or under suspension: the sampler symbolizes after ResumeRuntime.
+// Functions are named from the module's exported symbols (dladdr), and the others from its full symbol table where
+// there is one (its .symtab or a separate debug file: snapshot/module_symbols.h); what neither names stays
+// "module+0xoffset".
+// Never called in a signal handler or under suspension: the report names native frames once the program's threads
+// are no longer walked.
 #pragma once
 
 #include <cstdint>
@@ -8,10 +12,12 @@
 #include <string>
 #include <unordered_map>
 
+#include "snapshot/module_symbols.h"
+
 namespace umbra {
 
 struct NativeSymbol {
-  std::string name;    // demangled function, or "module+0xoffset" when the module exports no symbol for it
+  std::string name;    // demangled function, or "module+0xoffset" when no symbol table names it
   std::string module;  // file name of the shared object
 };
 
@@ -19,11 +25,17 @@ using NativeLookup = std::function<NativeSymbol(uintptr_t ip)>;
 
 class NativeSymbols {
  public:
+  // `debug_root`: where separate debug files are installed (tests point it elsewhere).
+  explicit NativeSymbols(std::string debug_root = kSystemDebugRoot) : modules_(std::move(debug_root)) {}
+
   NativeSymbol lookup(uintptr_t ip);
 
  private:
+  NativeSymbol resolve(uintptr_t ip);  // under mutex_
+
   std::mutex mutex_;
   std::unordered_map<uintptr_t, NativeSymbol> cache_;
+  ModuleSymbols modules_;
 };
 
 }  // namespace umbra

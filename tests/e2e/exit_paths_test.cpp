@@ -7,6 +7,7 @@
 
 #include "e2e_env.h"
 #include "process.h"
+#include "report/display_text.h"
 #include "report_query.h"
 
 namespace umbra::testing {
@@ -109,8 +110,16 @@ TEST(ExitPathsUnhandled, TheThrowingFrameIsStillOpenInTheReport) {
   EXPECT_EQ(calls_of(*fail), 1u);
 }
 
+// A report's "command_line" as the arguments they were.
+std::vector<std::string> command_line_of(const JsonValue& report) {
+  std::vector<std::string> args;
+  for (const JsonValue& arg : report.find("command_line")->as_array()) args.push_back(arg.as_string());
+  return args;
+}
+
 // A profiled program that starts .NET processes of its own: each process writes its own report, the launched one
-// at <prefix>.json and each descendant at <prefix>.<pid>.json, and the launcher lists them all.
+// at <prefix>.json and each descendant at <prefix>.<pid>.json, and the launcher lists them all, each process named
+// by its program and command line.
 TEST(ChildProcesses, EachProcessWritesItsOwnReport) {
   std::string dir = scratch_dir("child_processes");
   ProcessResult r = run_process(with_app({launcher_path(), "run", "-o", dir + "/r", "--"}, "ExitPaths", {"spawn"}));
@@ -120,6 +129,14 @@ TEST(ChildProcesses, EachProcessWritesItsOwnReport) {
   EXPECT_EQ(r.out, "ending by spawn\n" + child_line + child_line);
 
   JsonValue parent = load_report(dir + "/r.json");
+  // `dotnet ExitPaths.dll` names the assembly; a program run by its own executable (an older runtime) is that.
+  const std::string program = test_runtime() == "net10" ? "ExitPaths.dll" : "ExitPaths";
+  EXPECT_EQ(parent.find("program")->as_string(), program);
+  EXPECT_EQ(command_line_of(parent), app_command("ExitPaths", {"spawn"}));
+  const std::string launched_line = "umbra: report of pid " + std::to_string(parent.find("pid")->as_int()) + ", " +
+                                    program + " (" + display_command_line(app_command("ExitPaths", {"spawn"})) +
+                                    "): " + dir + "/r.json, " + dir + "/r.txt\n";
+  EXPECT_NE(r.err.find(launched_line), std::string::npos) << launched_line << r.err;
   const JsonValue* main = thread_with_root(parent, "ExitPaths.Program.Main");
   ASSERT_NE(main, nullptr);
   EXPECT_EQ(total_calls(roots_of(*main), "ExitPaths.Program.RunChild"), 2u);
@@ -141,15 +158,22 @@ TEST(ChildProcesses, EachProcessWritesItsOwnReport) {
     const JsonValue* child_main = thread_with_root(child, "ExitPaths.Program.Main");
     ASSERT_NE(child_main, nullptr) << path;
     EXPECT_EQ(total_calls(roots_of(*child_main), "ExitPaths.Program.Counted"), 42u);
-    EXPECT_NE(r.err.find(path), std::string::npos) << "the launcher lists " << path << ":\n" << r.err;
+    // The child runs the same program with "return": its command line says so, and so does the launcher's list.
+    EXPECT_EQ(child.find("program")->as_string(), program);
+    std::vector<std::string> args = command_line_of(child);
+    ASSERT_GE(args.size(), 2u);
+    EXPECT_EQ(args.back(), "return");
+    std::string child_prefix = dir + "/r." + std::to_string(pid);
+    std::string listed = "umbra:   pid " + std::to_string(pid) + ", " + program + " (" + display_command_line(args) +
+                         "): " + child_prefix + ".json, " + child_prefix + ".txt\n";
+    EXPECT_NE(r.err.find(listed), std::string::npos) << "the launcher names " << path << ":\n" << listed << r.err;
     std::string log = dir + "/r." + std::to_string(pid) + ".log";
     std::ifstream in(log);
     std::string text((std::istreambuf_iterator<char>(in)), {});
     EXPECT_NE(text.find("umbra: shadow profile:"), std::string::npos) << log << ": " << text;
   }
   EXPECT_EQ(pids.size(), 3u);
-  EXPECT_NE(r.err.find("umbra: report: " + dir + "/r.json, " + dir + "/r.txt"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("reports of 2 descendant processes"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("umbra: reports of 2 descendant processes:\n"), std::string::npos) << r.err;
 }
 
 }  // namespace

@@ -267,7 +267,7 @@ TEST_F(ShadowKnownCounts, PrecompiledFrameworkCodeIsInstrumented) {
 }
 
 TEST_F(ShadowKnownCounts, LauncherSaysWhereTheReportWent) {
-  EXPECT_NE(profiled_->err.find("umbra: report: "), std::string::npos) << profiled_->err;
+  EXPECT_NE(profiled_->err.find("umbra: report of pid "), std::string::npos) << profiled_->err;
   EXPECT_NE(profiled_->err.find("report.json"), std::string::npos);
 }
 

@@ -23,6 +23,16 @@ TEST(DisplayText, ControlsAndLineBreaksBecomeVisibleEscapes) {
   EXPECT_EQ(testing::first_unsafe(display_text(testing::kHostileName)), "");
 }
 
+// Arguments a shell would split or expand are single-quoted, so the line reads as the command it was; then escaped
+// as any name.
+TEST(DisplayText, CommandLinesQuoteWhatAShellWouldSplit) {
+  EXPECT_EQ(display_command_line({"dotnet", "/sdk/MSBuild.dll", "-nodemode:1", "-p:A=b,c"}),
+            "dotnet /sdk/MSBuild.dll -nodemode:1 -p:A=b,c");
+  EXPECT_EQ(display_command_line({"app", "two words", "", "$HOME", "it's"}), "app 'two words' '' '$HOME' 'it'\\''s'");
+  EXPECT_EQ(display_command_line({"app", "a\nb"}), "app 'a\\x0ab'");
+  EXPECT_EQ(display_command_line({}), "");
+}
+
 TEST(DisplayText, MalformedUtf8BecomesReplacementCharacters) {
   const std::string fffd = "\xef\xbf\xbd";
   EXPECT_EQ(display_text("a\x80z"), "a" + fffd + "z");                        // a stray continuation byte

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "report/json_parser.h"
+#include "report/report_reader.h"
+#include "report/report_stream_reader.h"
 #include "report_fixture.h"
 
 namespace umbra {
@@ -34,6 +36,30 @@ TEST(JsonWriter, WritesTheSchemaFieldsExactly) {
             "[0,2,1,0,0,1000000000,100000000,0,1,0,10,0,0,899000000,899000000,0,2,0,3,0,0,1000000,1000000,0]");
   EXPECT_EQ(threads[1].find("nodes")->dump(), "[3,0,1,0,0,5000000,5000000,0]");
   EXPECT_EQ(doc.find("stats")->find("drops")->find("stack_overflow")->as_uint(), 2u);
+}
+
+// Which process and which umbra: exact in the JSON, null (and an empty list) where the report does not know.
+TEST(JsonWriter, NamesTheProcessAndTheUmbraThatProfiledIt) {
+  Report named = testing::known_named_report();
+  JsonValue doc = parse_json(report_to_json(named));
+  EXPECT_EQ(doc.find("program")->as_string(), "MSBuild.dll");
+  EXPECT_EQ(doc.find("command_line")->dump(),
+            R"(["/usr/share/dotnet/dotnet","/sdk/MSBuild.dll","-nodemode:1","two words","it's"])");
+  EXPECT_EQ(doc.find("umbra_version")->as_string(), "0.1.0");
+  JsonValue unknown = parse_json(report_to_json(testing::known_report()));
+  EXPECT_TRUE(unknown.find("program")->is_null());
+  EXPECT_EQ(unknown.find("command_line")->dump(), "[]");
+  EXPECT_TRUE(unknown.find("umbra_version")->is_null());
+  // Both readers take them back.
+  Report general = report_from_json(doc);
+  EXPECT_EQ(general.program, named.program);
+  EXPECT_EQ(general.command_line, named.command_line);
+  EXPECT_EQ(general.umbra_version, named.umbra_version);
+  std::optional<Report> streamed = read_streamed_report(report_to_json(named));
+  ASSERT_TRUE(streamed.has_value());
+  EXPECT_EQ(streamed->program, named.program);
+  EXPECT_EQ(streamed->command_line, named.command_line);
+  EXPECT_EQ(streamed->umbra_version, named.umbra_version);
 }
 
 TEST(JsonWriter, UnmeasuredCountersAreNull) {

@@ -77,6 +77,13 @@ TEST(Launcher, UnknownOptionsAreNamed) {
   }
 }
 
+TEST(Launcher, Version) {
+  EXPECT_TRUE(parse_command_line({"--version"}).version);
+  EXPECT_TRUE(parse_command_line({"version"}).version);
+  EXPECT_FALSE(parse_command_line({"run", "--", "dotnet", "--version"}).version);
+  EXPECT_NE(usage().find("--version"), std::string::npos);
+}
+
 TEST(Launcher, Help) {
   EXPECT_TRUE(parse_command_line({"--help"}).help);
   EXPECT_TRUE(parse_command_line({"run", "-h"}).help);

@@ -49,6 +49,15 @@ inline Report known_report() {
   return r;
 }
 
+// known_report() with what a report of umbra's own says of its process.
+inline Report known_named_report() {
+  Report r = known_report();
+  r.program = "MSBuild.dll";
+  r.command_line = {"/usr/share/dotnet/dotnet", "/sdk/MSBuild.dll", "-nodemode:1", "two words", "it's"};
+  r.umbra_version = "0.1.0";
+  return r;
+}
+
 // known_report() as sampled mode writes it: `main_self` samples in Main itself and `hot_self` in Hot below it.
 inline Report known_sampled_report(uint64_t main_self, uint64_t hot_self) {
   Report r = known_report();

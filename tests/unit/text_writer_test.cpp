@@ -11,6 +11,21 @@
 namespace umbra {
 namespace {
 
+// The header says which umbra profiled which process, the process after the counts (whose lines stay the second
+// and third); an older report that does not say has no such line.
+TEST(TextWriter, HeaderNamesTheUmbraVersionTheProgramAndItsCommandLine) {
+  std::string text = report_to_text(testing::known_named_report(), 0.5);
+  EXPECT_EQ(text.substr(0, text.find("\n\n")),
+            "umbra 0.1.0 shadow profile of pid 42 (runtime 10.0.0), 2.000 s, 2 threads\n"
+            "not captured: stack_overflow=2\n"
+            "program: MSBuild.dll  command line: /usr/share/dotnet/dotnet /sdk/MSBuild.dll -nodemode:1 "
+            "'two words' 'it'\\''s'");
+  std::string unknown = report_to_text(testing::known_report(), 0.5);
+  EXPECT_EQ(unknown.substr(0, unknown.find("\n\n")),
+            "umbra shadow profile of pid 42 (runtime 10.0.0), 2.000 s, 2 threads\n"
+            "not captured: stack_overflow=2");
+}
+
 TEST(TextWriter, HeaderThreadsAndIndentedTree) {
   std::string text = report_to_text(testing::known_report(), 0.5);
   EXPECT_NE(text.find("umbra shadow profile of pid 42 (runtime 10.0.0), 2.000 s, 2 threads"), std::string::npos);

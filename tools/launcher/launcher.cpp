@@ -37,6 +37,7 @@ std::string usage() {
     text += line;
   }
   text += "  -h, --help                 this text\n";
+  text += "  --version                  print umbra's version\n";
   return text;
 }
 
@@ -48,6 +49,10 @@ ParseResult parse_command_line(const std::vector<std::string>& args) {
   }
   if (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
     result.help = true;
+    return result;
+  }
+  if (args[0] == "--version" || args[0] == "version") {
+    result.version = true;
     return result;
   }
   if (args[0] != "run") {

@@ -17,6 +17,7 @@ struct RunRequest {
 struct ParseResult {
   std::optional<RunRequest> run;  // set for `run`
   bool help = false;
+  bool version = false;           // `umbra --version`
   std::string error;              // set when the command line is wrong
 };
 

@@ -14,12 +14,13 @@
 
 #include "clr/guids.h"
 #include "launcher.h"
+#include "output_directory.h"
 #include "report_command.h"
-#include "report_files.h"
+#include "report_listing.h"
 #include "signal_forwarding.h"
 #include "profiler/config.h"
 #include "profiler/value_parsers.h"
-#include "util/join.h"
+#include "util/version.h"
 
 namespace {
 
@@ -44,6 +45,19 @@ void set_profiler_environment(const std::string& library_path, const RunRequest&
   const char* allow_inlining = std::getenv("UMBRA_ALLOW_INLINING");
   bool inlining_allowed = allow_inlining && umbra::parse_bool(allow_inlining).value_or(false);
   if (!inlining_allowed) setenv("DOTNET_TailCallLoopOpt", "0", 0);
+}
+
+// The directory of the prefix asked for (-o, or UMBRA_OUTPUT as the program will see it), made if missing; the
+// default prefix is in the current directory.
+void make_directory_for_reports(const RunRequest& run) {
+  std::optional<std::string> asked = run.output_prefix;
+  if (!asked && std::getenv("UMBRA_OUTPUT")) asked = std::getenv("UMBRA_OUTPUT");
+  if (!asked) return;
+  std::string problem = make_output_directory(*asked);
+  if (!problem.empty())
+    std::fprintf(stderr,
+                 "umbra: cannot make the directory of '%s' (%s); the reports go to a new directory in $TMPDIR\n",
+                 asked->c_str(), problem.c_str());
 }
 
 // Starts the program and waits for it; its pid, or -1 (with a line said) if it could not be started.
@@ -75,20 +89,6 @@ pid_t run_program(const RunRequest& run, int& status) {
   return program;
 }
 
-void say_where_the_reports_are(const std::string& prefix, int status) {
-  ReportFiles files = find_report_files(prefix);
-  if (!files.launched.empty()) std::fprintf(stderr, "umbra: report: %s\n", umbra::join(files.launched).c_str());
-  else if (WIFSIGNALED(status))
-    std::fprintf(stderr,
-                 "umbra: the program was ended by signal %d (%s) before a report was written at %s.*; "
-                 "Environment.FailFast and SIGKILL end a .NET process without notice\n",
-                 WTERMSIG(status), strsignal(WTERMSIG(status)), prefix.c_str());
-  else std::fprintf(stderr, "umbra: no report at %s.* (see the messages above)\n", prefix.c_str());
-  if (!files.descendants.empty())
-    std::fprintf(stderr, "umbra: reports of %zu descendant processes: %s\n", files.descendant_count,
-                 umbra::join(files.descendants).c_str());
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -98,6 +98,10 @@ int main(int argc, char** argv) {
   ParseResult parsed = parse_command_line(args);
   if (parsed.help) {
     std::fputs(usage().c_str(), stdout);
+    return 0;
+  }
+  if (parsed.version) {
+    std::printf("umbra %s\n", umbra::umbra_version());
     return 0;
   }
   if (!parsed.run) {
@@ -114,6 +118,7 @@ int main(int argc, char** argv) {
   char resolved[PATH_MAX];
   std::string library_path = realpath(library->c_str(), resolved) ? resolved : *library;
 
+  make_directory_for_reports(run);
   set_profiler_environment(library_path, run);
   start_forwarding();
   int status = 0;
@@ -121,7 +126,7 @@ int main(int argc, char** argv) {
   if (program < 0) return 127;
   std::string prefix = run.output_prefix.value_or(
       std::getenv("UMBRA_OUTPUT") ? std::getenv("UMBRA_OUTPUT") : "./umbra-" + std::to_string(program));
-  say_where_the_reports_are(prefix, status);
+  std::fputs(report_listing(prefix, status).c_str(), stderr);
   int exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return exit_code;
 }

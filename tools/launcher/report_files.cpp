@@ -4,7 +4,6 @@
 #include <charconv>
 #include <cctype>
 #include <filesystem>
-#include <set>
 #include <tuple>
 
 namespace {
@@ -28,7 +27,6 @@ ReportFiles find_report_files(const std::string& prefix) {
   std::string base = p.filename().string();
   std::error_code ec;
   std::vector<std::tuple<unsigned long long, std::string>> descendants;
-  std::set<unsigned long long> pids;
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
     std::string name = entry.path().filename().string();
     if (name.compare(0, base.size(), base) != 0) continue;
@@ -46,7 +44,6 @@ ReportFiles find_report_files(const std::string& prefix) {
     unsigned long long pid = 0;
     auto [end, problem] = std::from_chars(rest.data() + 1, rest.data() + digits, pid);
     if (problem != std::errc() || end != rest.data() + digits || digits - 1 > 10) continue;
-    pids.insert(pid);
     descendants.emplace_back(pid, shown);
   }
   auto json_first = [](const std::string& a, const std::string& b) {
@@ -59,7 +56,9 @@ ReportFiles find_report_files(const std::string& prefix) {
     return std::get<0>(a) != std::get<0>(b) ? std::get<0>(a) < std::get<0>(b)
                                             : json_first(std::get<1>(a), std::get<1>(b));
   });
-  for (auto& d : descendants) files.descendants.push_back(std::get<1>(d));
-  files.descendant_count = pids.size();
+  for (auto& [pid, path] : descendants) {
+    if (files.descendants.empty() || files.descendants.back().pid != pid) files.descendants.push_back({pid, {}});
+    files.descendants.back().files.push_back(path);
+  }
   return files;
 }

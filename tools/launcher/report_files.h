@@ -6,10 +6,14 @@
 #include <string>
 #include <vector>
 
+struct ProcessReportFiles {
+  unsigned long long pid = 0;
+  std::vector<std::string> files;  // JSON first, then by name
+};
+
 struct ReportFiles {
-  std::vector<std::string> launched;
-  std::vector<std::string> descendants;  // sorted by process id, then format
-  size_t descendant_count = 0;
+  std::vector<std::string> launched;             // JSON first, then by name
+  std::vector<ProcessReportFiles> descendants;  // by process id
 };
 
 ReportFiles find_report_files(const std::string& prefix);

@@ -1,0 +1,111 @@
+#include "snapshot/native_symbols.h"
+
+#include <dlfcn.h>
+#include <elfutils/libdwelf.h>
+#include <execinfo.h>
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <libelf.h>
+#include <link.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+
+namespace umbra {
+namespace {
+
+// umbra_symtab_probe's static function umbra_probe::symtab_only, from a copy of the library at `path`: an address
+// inside it (a return address would point there too), and the copy's handle, kept open by the test.
+struct Probe {
+  void* handle = nullptr;
+  uintptr_t inside = 0;
+};
+
+Probe load_probe(const std::string& path) {
+  Probe probe;
+  probe.handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (probe.handle == nullptr) return probe;
+  auto address_of = reinterpret_cast<void* (*)()>(dlsym(probe.handle, "umbra_probe_symtab_only_address"));
+  if (address_of) probe.inside = reinterpret_cast<uintptr_t>(address_of()) + 4;
+  return probe;
+}
+
+const std::string kSymbols = UMBRA_TEST_SYMBOLS_DIR;
+const std::string kProbeName = std::filesystem::path(UMBRA_TEST_SYMTAB_PROBE).filename().string();
+const char* const kFunction = "umbra_probe::symtab_only(int)";  // demangled
+
+// Exported symbols alone (dladdr) do not name the function: only the library's .symtab does.
+TEST(NativeSymbols, AStaticFunctionIsNamedFromTheModulesSymtab) {
+  Probe probe = load_probe(UMBRA_TEST_SYMTAB_PROBE);
+  ASSERT_NE(probe.inside, 0u) << dlerror();
+  Dl_info info{};
+  ASSERT_NE(dladdr(reinterpret_cast<void*>(probe.inside), &info), 0);
+  EXPECT_EQ(info.dli_sname, nullptr) << "exported after all: " << info.dli_sname;
+  NativeSymbol symbol = NativeSymbols("/nonexistent").lookup(probe.inside);
+  EXPECT_EQ(symbol.name, kFunction);
+  EXPECT_EQ(symbol.module, kProbeName);
+}
+
+// A stripped copy whose .gnu_debuglink names a file in the .debug directory beside it.
+TEST(NativeSymbols, AStrippedModuleIsNamedFromItsDebuglinkFile) {
+  Probe probe = load_probe(kSymbols + "/debuglink/" + kProbeName);
+  ASSERT_NE(probe.inside, 0u) << dlerror();
+  NativeSymbol symbol = NativeSymbols("/nonexistent").lookup(probe.inside);
+  EXPECT_EQ(symbol.name, kFunction);
+}
+
+// A stripped copy with no debuglink: its debug file is found by build id under the debug root, and without that
+// root nothing names the function, which keeps the module and offset.
+TEST(NativeSymbols, AStrippedModuleIsNamedFromItsBuildIdFile) {
+  Probe probe = load_probe(kSymbols + "/buildid/" + kProbeName);
+  ASSERT_NE(probe.inside, 0u) << dlerror();
+  EXPECT_EQ(NativeSymbols(kSymbols + "/debug-root").lookup(probe.inside).name, kFunction);
+  Dl_info info{};
+  ASSERT_NE(dladdr(reinterpret_cast<void*>(probe.inside), &info), 0);
+  uintptr_t from_base = probe.inside - 1 - reinterpret_cast<uintptr_t>(info.dli_fbase);  // lookup() takes ip - 1
+  char offset[32];
+  std::snprintf(offset, sizeof offset, "+0x%lx", static_cast<unsigned long>(from_base));
+  EXPECT_EQ(NativeSymbols("/nonexistent").lookup(probe.inside).name, kProbeName + offset);
+}
+
+// libc's own debug file, as Debian's libc6-dbg installs it (by build id): the function that calls main is internal
+// to libc, in no dynamic symbol table.
+TEST(NativeSymbols, ALibcInternalFunctionIsNamedFromLibc6Dbg) {
+  Dl_info info{};
+  link_map* libc = nullptr;
+  ASSERT_NE(dladdr1(reinterpret_cast<void*>(&::write), &info, reinterpret_cast<void**>(&libc), RTLD_DL_LINKMAP), 0);
+  std::string debug_file;
+  elf_version(EV_CURRENT);
+  int fd = ::open(libc->l_name, O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(fd, 0) << libc->l_name;
+  if (Elf* elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr)) {
+    const void* id = nullptr;
+    ssize_t length = dwelf_elf_gnu_build_id(elf, &id);
+    if (length > 0)
+      debug_file = build_id_debug_path(kSystemDebugRoot, static_cast<const unsigned char*>(id), size_t(length));
+    elf_end(elf);
+  }
+  ::close(fd);
+  if (debug_file.empty() || !std::filesystem::exists(debug_file))
+    GTEST_SKIP() << "libc's debug file is not installed (" << (debug_file.empty() ? "no build id" : debug_file)
+                 << "): apt-get install libc6-dbg to run this test";
+
+  void* frames[256];
+  int depth = backtrace(frames, 256);
+  NativeSymbols symbols;
+  std::string seen;
+  bool found = false;
+  for (int i = 0; i < depth; ++i) {
+    NativeSymbol frame = symbols.lookup(reinterpret_cast<uintptr_t>(frames[i]));
+    if (frame.module != "libc.so.6") continue;
+    seen += frame.name + " ";
+    found = found || frame.name == "__libc_start_call_main";
+    // The function, not the symbol version the debug file's .symtab adds ("__libc_start_main@@GLIBC_2.34").
+    EXPECT_EQ(frame.name.find('@'), std::string::npos) << frame.name;
+  }
+  EXPECT_TRUE(found) << "no frame named __libc_start_call_main in libc.so.6; libc frames: " << seen;
+}
+
+}  // namespace
+}  // namespace umbra

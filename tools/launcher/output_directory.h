@@ -1,0 +1,14 @@
+// `-o DIR/prefix` with a DIR that does not exist yet: the launcher makes it, as `mkdir -p` would (mode 0777 less
+// the umask), before the program starts, so that every process of the run (and a descendant's log, written at its
+// start) finds it.
+#pragma once
+
+#include <string>
+
+namespace umbra::launcher {
+
+// Makes the directory `prefix` names its reports in, with any missing parents. Returns "" when it is there, else
+// the reason it could not be made.
+std::string make_output_directory(const std::string& prefix);
+
+}  // namespace umbra::launcher
