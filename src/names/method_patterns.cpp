@@ -1,14 +1,11 @@
 #include "names/method_patterns.h"
 
+#include <fnmatch.h>
+
 #include <cctype>
 
 namespace umbra {
 namespace {
-
-bool same_char(char a, char b, bool ignore_case) {
-  return ignore_case ? std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b))
-                     : a == b;
-}
 
 std::string_view trimmed(std::string_view text) {
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
@@ -24,25 +21,9 @@ bool has_space_or_bracket(std::string_view text) {
 
 }  // namespace
 
-// Iterative wildcard matching: on a mismatch, the last * takes one more character.
 bool glob_match(std::string_view glob, std::string_view text, bool ignore_case) {
-  size_t g = 0, t = 0, star = std::string_view::npos, star_text = 0;
-  while (t < text.size()) {
-    if (g < glob.size() && glob[g] == '*') {
-      star = g++;
-      star_text = t;
-    } else if (g < glob.size() && (glob[g] == '?' || same_char(glob[g], text[t], ignore_case))) {
-      ++g;
-      ++t;
-    } else if (star != std::string_view::npos) {
-      g = star + 1;
-      t = ++star_text;
-    } else {
-      return false;
-    }
-  }
-  while (g < glob.size() && glob[g] == '*') ++g;
-  return g == glob.size();
+  // fnmatch(3) without FNM_PATHNAME or FNM_PERIOD: * and ? cross dots and slashes alike.
+  return fnmatch(std::string(glob).c_str(), std::string(text).c_str(), ignore_case ? FNM_CASEFOLD : 0) == 0;
 }
 
 bool MethodPatterns::Pattern::matches(std::string_view assembly_name, std::string_view method_name) const {

@@ -16,6 +16,8 @@
 
 namespace umbra {
 
+// * is any run of characters, ? one character (as fnmatch(3) without flags; [...] never reaches it: parse() refuses
+// brackets inside a glob).
 bool glob_match(std::string_view glob, std::string_view text, bool ignore_case);
 
 class MethodPatterns {
