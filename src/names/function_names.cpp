@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "clr/guids.h"
+#include "util/paths.h"
 #include "util/utf8.h"
 
 namespace umbra {
@@ -117,18 +118,18 @@ size_t FunctionNames::size() const {
   return functions_.size();
 }
 
-std::string FunctionNames::module_name_locked(clr::ModuleID module) {
-  if (auto it = modules_.find(module); it != modules_.end()) return it->second;
+std::string module_path(clr::ICorProfilerInfo& info, clr::ModuleID module) {
   clr::WCHAR buf[kNameCapacity];
   clr::ULONG len = 0;
   clr::LPCBYTE base = nullptr;
   clr::AssemblyID assembly = 0;
-  std::string name;
-  if (clr::succeeded(info_->GetModuleInfo(module, &base, kNameCapacity, &len, buf, &assembly))) {
-    name = to_utf8(buf, len);
-    if (auto slash = name.find_last_of('/'); slash != std::string::npos) name = name.substr(slash + 1);
-  }
-  return modules_.emplace(module, name).first->second;
+  if (!clr::succeeded(info.GetModuleInfo(module, &base, kNameCapacity, &len, buf, &assembly))) return "";
+  return to_utf8(buf, len);
+}
+
+std::string FunctionNames::module_name_locked(clr::ModuleID module) {
+  if (auto it = modules_.find(module); it != modules_.end()) return it->second;
+  return modules_.emplace(module, file_name_of(module_path(*info_, module))).first->second;
 }
 
 FunctionName FunctionNames::resolve_locked(clr::FunctionID function) {

@@ -59,6 +59,9 @@ class FunctionNames {
   std::unordered_map<clr::ModuleID, std::string> modules_;
 };
 
+// The file a module was loaded from, as the runtime names it (empty if it cannot).
+std::string module_path(clr::ICorProfilerInfo& info, clr::ModuleID module);
+
 // Builds "Namespace.Outer+Inner" for a type definition. Exposed for tests with a fake IMetaDataImport.
 std::string type_name(clr::IMetaDataImport& metadata, clr::mdTypeDef type);
 

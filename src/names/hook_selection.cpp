@@ -1,6 +1,6 @@
 #include "names/hook_selection.h"
 
-#include "util/utf8.h"
+#include "util/paths.h"
 
 namespace umbra {
 namespace {
@@ -11,23 +11,16 @@ thread_local clr::FunctionID t_mapped_function = 0;
 }  // namespace
 
 std::string assembly_name_of(const std::string& module_path) {
-  std::string name = module_path.substr(module_path.find_last_of('/') + 1);
-  for (const char* extension : {".dll", ".exe", ".DLL", ".EXE"}) {
-    std::string_view ext(extension);
-    if (name.size() > ext.size() && name.compare(name.size() - ext.size(), ext.size(), ext) == 0)
-      return name.substr(0, name.size() - ext.size());
-  }
-  return name;
+  std::string_view name = file_name_of(module_path);
+  for (std::string_view extension : {".dll", ".exe", ".DLL", ".EXE"})
+    if (name.size() > extension.size() && name.ends_with(extension))
+      return std::string(name.substr(0, name.size() - extension.size()));
+  return std::string(name);
 }
 
 bool in_shared_framework(const std::string& module_path) {
   // .../shared/Microsoft.NETCore.App/10.0.12/System.Runtime.dll: the directory two levels above the file's is shared.
-  size_t end = module_path.find_last_of('/');
-  for (int up = 0; up < 2 && end != std::string::npos && end > 0; ++up) end = module_path.find_last_of('/', end - 1);
-  if (end == std::string::npos || end == 0) return false;
-  size_t begin = module_path.find_last_of('/', end - 1);
-  begin = begin == std::string::npos ? 0 : begin + 1;
-  return module_path.compare(begin, end - begin, "shared") == 0;
+  return file_name_of(directory_of(directory_of(directory_of(module_path)))) == "shared";
 }
 
 HookSelection::HookSelection(clr::ICorProfilerInfo* info, FunctionNames& names, MethodPatterns patterns,
@@ -36,16 +29,8 @@ HookSelection::HookSelection(clr::ICorProfilerInfo* info, FunctionNames& names, 
 
 const HookSelection::Assembly& HookSelection::assembly_locked(clr::ModuleID module) {
   if (auto it = assemblies_.find(module); it != assemblies_.end()) return it->second;
-  constexpr clr::ULONG kCapacity = 1024;
-  clr::WCHAR buf[kCapacity];
-  clr::ULONG len = 0;
-  clr::LPCBYTE base = nullptr;
-  clr::AssemblyID assembly_id = 0;
   Assembly assembly;
-  if (clr::succeeded(info_->GetModuleInfo(module, &base, kCapacity, &len, buf, &assembly_id)) && len > 0) {
-    std::u16string_view text(buf, std::min(len, kCapacity) - 1);
-    if (auto nul = text.find(u'\0'); nul != std::u16string_view::npos) text = text.substr(0, nul);
-    std::string path = utf16_to_utf8(text);
+  if (std::string path = module_path(*info_, module); !path.empty()) {
     assembly.name = assembly_name_of(path);
     assembly.framework = in_shared_framework(path) || is_framework_assembly_name(assembly.name);
     assembly.names_matter = patterns_.names_matter(assembly.name);
@@ -89,12 +74,18 @@ bool HookSelection::may_use_precompiled(clr::FunctionID function) {
   return false;
 }
 
-void HookSelection::compilation_started(clr::FunctionID) { t_mapped_function = 0; }
+bool HookSelection::compilation_started(clr::FunctionID function) {
+  t_mapped_function = 0;
+  return hooks(function);
+}
 
-void HookSelection::compilation_finished(clr::FunctionID function) {
-  if (t_mapped_function == function || !hooks(function)) return;
-  std::lock_guard<std::mutex> lock(mutex_);
-  ++counts_.compiled_without_hooks;
+bool HookSelection::compilation_finished(clr::FunctionID function) {
+  if (!hooks(function)) return false;
+  if (t_mapped_function != function) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++counts_.compiled_without_hooks;
+  }
+  return true;
 }
 
 HookSelection::Counts HookSelection::counts() const {

@@ -40,9 +40,9 @@ class HookSelection {
   // JITCachedFunctionSearchStarted's answer: precompiled code has no hooks, so a hooked method is JIT-compiled.
   bool may_use_precompiled(clr::FunctionID function);
   // Around each JIT compilation (JITCompilationStarted, JITCompilationFinished on the same thread): a hooked method
-  // whose compilation never asked the mapper was compiled without hooks.
-  void compilation_started(clr::FunctionID function);
-  void compilation_finished(clr::FunctionID function);
+  // whose compilation never asked the mapper was compiled without hooks. Both return whether the method is hooked.
+  bool compilation_started(clr::FunctionID function);
+  bool compilation_finished(clr::FunctionID function);
   Counts counts() const;
 
   // The FunctionIDMapper2 to install with `this` as its client data. The hooks receive the FunctionID.

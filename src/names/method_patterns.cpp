@@ -94,12 +94,9 @@ bool MethodPatterns::names_matter(std::string_view assembly) const {
 }
 
 bool is_framework_assembly_name(std::string_view assembly) {
-  auto starts = [&](std::string_view prefix) {
-    return assembly.size() >= prefix.size() && glob_match(std::string(prefix) + "*", assembly, true);
-  };
-  return starts("System.") || starts("Microsoft.") || glob_match("System", assembly, true) ||
-         glob_match("netstandard", assembly, true) || glob_match("mscorlib", assembly, true) ||
-         glob_match("WindowsBase", assembly, true);
+  for (std::string_view name : {"System", "System.*", "Microsoft.*", "netstandard", "mscorlib", "WindowsBase"})
+    if (glob_match(name, assembly, true)) return true;
+  return false;
 }
 
 }  // namespace umbra

@@ -5,17 +5,10 @@
 
 #include <cerrno>
 
+#include "util/paths.h"
+
 namespace umbra {
 namespace {
-
-std::string_view file_name(std::string_view path) {
-  size_t slash = path.find_last_of('/');
-  return slash == std::string_view::npos ? path : path.substr(slash + 1);
-}
-
-bool ends_with(std::string_view text, std::string_view end) {
-  return text.size() >= end.size() && text.compare(text.size() - end.size(), end.size(), end) == 0;
-}
 
 // The muxer's options that come before the application and take a value (`dotnet exec --help`).
 bool is_host_option_with_value(std::string_view arg) {
@@ -40,12 +33,12 @@ std::vector<std::string> split_command_line(std::string_view cmdline) {
 
 std::string program_of(const std::vector<std::string>& args) {
   if (args.empty()) return "";
-  std::string_view executable = file_name(args[0]);
+  std::string_view executable = file_name_of(args[0]);
   if (executable != "dotnet") return std::string(executable);
   size_t i = 1;
   if (i < args.size() && args[i] == "exec") ++i;
   while (i + 1 < args.size() && is_host_option_with_value(args[i])) i += 2;
-  if (i < args.size() && ends_with(args[i], ".dll")) return std::string(file_name(args[i]));
+  if (i < args.size() && std::string_view(args[i]).ends_with(".dll")) return std::string(file_name_of(args[i]));
   return std::string(executable);
 }
 

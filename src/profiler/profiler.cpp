@@ -122,9 +122,8 @@ clr::HRESULT Profiler::JITCompilationStarted(FunctionID function, BOOL) {
     Session* s = active_session();
     HookSelection* selection = s ? s->hook_selection() : nullptr;
     if (!selection) return;
-    selection->compilation_started(function);
-    if (ReadyToRunWindows* windows = s->ready_to_run_windows(); windows && selection->hooks(function))
-      windows->hooked_compilation_started();
+    ReadyToRunWindows* windows = s->ready_to_run_windows();
+    if (selection->compilation_started(function) && windows) windows->hooked_compilation_started();
   });
 }
 
@@ -135,9 +134,8 @@ clr::HRESULT Profiler::JITCompilationFinished(FunctionID function, HRESULT, BOOL
     s->names().remember(function);
     HookSelection* selection = s->hook_selection();
     if (!selection) return;
-    if (ReadyToRunWindows* windows = s->ready_to_run_windows(); windows && selection->hooks(function))
-      windows->hooked_compilation_finished();
-    selection->compilation_finished(function);
+    ReadyToRunWindows* windows = s->ready_to_run_windows();
+    if (selection->compilation_finished(function) && windows) windows->hooked_compilation_finished();
   });
 }
 

@@ -1,4 +1,5 @@
 #include "snapshot/debug_file_paths.h"
+#include "util/paths.h"
 
 namespace umbra {
 
@@ -17,8 +18,7 @@ std::string build_id_debug_path(std::string_view root, const unsigned char* id, 
 
 std::vector<std::string> debuglink_paths(const std::string& module_path, const std::string& debuglink,
                                          std::string_view root) {
-  size_t slash = module_path.find_last_of('/');
-  std::string directory = slash == std::string::npos ? "." : module_path.substr(0, slash);
+  std::string directory = directory_of(module_path);
   return {directory + "/" + debuglink, directory + "/.debug/" + debuglink,
           std::string(root) + directory + "/" + debuglink};
 }

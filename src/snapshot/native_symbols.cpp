@@ -1,4 +1,5 @@
 #include "snapshot/native_symbols.h"
+#include "util/paths.h"
 
 #include <cxxabi.h>
 #include <dlfcn.h>
@@ -11,12 +12,6 @@
 
 namespace umbra {
 namespace {
-
-std::string base_name(const char* path) {
-  std::string p = path ? path : "";
-  auto slash = p.find_last_of('/');
-  return slash == std::string::npos ? p : p.substr(slash + 1);
-}
 
 std::string demangled(const char* symbol) {
   int status = 0;
@@ -49,7 +44,7 @@ NativeSymbol NativeSymbols::resolve(uintptr_t ip) {
     out.name = buf;
     return out;
   }
-  out.module = base_name(info.dli_fname);
+  out.module = std::string(file_name_of(info.dli_fname ? info.dli_fname : ""));
   // An exported function keeps its exported name (pthread_cond_wait, not the ___pthread_cond_wait beside it in the
   // full table); the full tables name the rest.
   std::optional<std::string> full;

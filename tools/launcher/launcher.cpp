@@ -7,17 +7,13 @@
 
 #include "clr/guids.h"
 #include "profiler/options.h"
+#include "util/paths.h"
 #include "report_command.h"
 
 namespace umbra::launcher {
 namespace {
 
 bool readable(const std::string& path) { return access(path.c_str(), R_OK) == 0; }
-
-std::string directory_of(const std::string& path) {
-  auto slash = path.find_last_of('/');
-  return slash == std::string::npos ? "." : path.substr(0, slash);
-}
 
 }  // namespace
 
