@@ -3,19 +3,16 @@
 #include "merge/tree_builder.h"
 
 namespace umbra {
-namespace {
 
-ReportNode convert(const SampledTree& tree, uint32_t index, FrameNamer& names) {
+ReportNode convert_sampled_node(const SampledTree& tree, uint32_t index, FrameNamer& names) {
   const SampledTree::Node& node = tree.node(index);
   ReportNode out;
   out.frame = names.of(node.frame);
   out.self_samples = node.self_samples;
   SiblingMerger children(out.children);
-  for (uint32_t child : node.children) children.add(convert(tree, child, names));
+  for (uint32_t child : node.children) children.add(convert_sampled_node(tree, child, names));
   return out;
 }
-
-}  // namespace
 
 std::vector<ReportNode> build_sampled_roots(const SampledTree& tree,
                                             const std::function<FunctionName(clr::FunctionID)>& managed,
@@ -23,7 +20,7 @@ std::vector<ReportNode> build_sampled_roots(const SampledTree& tree,
   FrameNamer names(managed, native);
   std::vector<ReportNode> roots;
   SiblingMerger merger(roots);
-  for (uint32_t child : tree.root().children) merger.add(convert(tree, child, names));
+  for (uint32_t child : tree.root().children) merger.add(convert_sampled_node(tree, child, names));
   for (auto& r : roots) finish_totals(r);
   return roots;
 }

@@ -13,6 +13,10 @@
 
 namespace umbra {
 
+class FrameNamer;
+// One node of `tree` and everything under it, named by `names`.
+ReportNode convert_sampled_node(const SampledTree& tree, uint32_t index, FrameNamer& names);
+
 std::vector<ReportNode> build_sampled_roots(const SampledTree& tree,
                                             const std::function<FunctionName(clr::FunctionID)>& managed,
                                             const NativeLookup& native);

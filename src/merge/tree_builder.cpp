@@ -3,6 +3,8 @@
 #include <cmath>
 #include <string>
 
+#include "merge/sampled_tree_builder.h"
+
 namespace umbra {
 namespace {
 
@@ -11,7 +13,14 @@ struct Lookups {
   double ns_per_tick;
   const OpenTicks& open;
   const SpliceLookup& splices;
+  const AboveLookup& above;
 };
+
+void add_sampled_above(const CallNode& node, const Lookups& l, SiblingMerger& children) {
+  const SampledTree* above = l.above ? l.above(&node) : nullptr;
+  if (above == nullptr) return;
+  for (uint32_t child : above->root().children) children.add(convert_sampled_node(*above, child, l.names));
+}
 
 ReportNode convert(const CallNode& node, const Lookups& l);
 
@@ -49,6 +58,7 @@ ReportNode convert(const CallNode& node, const Lookups& l) {
   SiblingMerger children(out.children);
   for (const CallNode* child = node.first_child_acquire(); child; child = child->next_sibling)
     children.add(convert_with_splice(*child, l));
+  add_sampled_above(node, l, children);
   return out;
 }
 
@@ -94,13 +104,14 @@ const ReportFrame* FrameNamer::of(const SampleFrame& frame) {
 
 std::vector<ReportNode> build_roots(const CallNode& root, const NameLookup& names, double ns_per_tick,
                                     const OpenTicks& open, const SpliceLookup& splices,
-                                    const NativeLookup& native) {
+                                    const NativeLookup& native, const AboveLookup& above) {
   FrameNamer namer(names, native);
-  Lookups l{namer, ns_per_tick, open, splices};
+  Lookups l{namer, ns_per_tick, open, splices, above};
   std::vector<ReportNode> roots;
   SiblingMerger merger(roots);
   for (const CallNode* child = root.first_child_acquire(); child; child = child->next_sibling)
     merger.add(convert_with_splice(*child, l));
+  add_sampled_above(root, l, merger);
   for (auto& r : roots) finish_totals(r);
   return roots;
 }

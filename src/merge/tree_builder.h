@@ -22,6 +22,9 @@ using NameLookup = std::function<FunctionName(clr::FunctionID)>;
 // Frames the reconciliation found between a node and its parent (root first), or nullptr.
 using SpliceLookup = std::function<const std::vector<SampleFrame>*(const CallNode*)>;
 
+// Frames sampled above a node (methods without hooks, native code: samples, no calls), or nullptr.
+using AboveLookup = std::function<const SampledTree*(const CallNode*)>;
+
 // Ticks of frames still open when the report is taken, per node; added to those nodes' totals.
 using OpenTicks = std::unordered_map<const CallNode*, uint64_t>;
 
@@ -48,9 +51,10 @@ class FrameNamer {
 };
 
 // With `splices`, the runs of frames a snapshot found between a node and its parent are inserted there (native
-// frames as "kind":"native"; their calls are unknown, their time is their child's).
+// frames as "kind":"native"; their calls are unknown, their time is their child's). With `above`, the frames
+// sampled above a node become its children (a root's, roots), beside its hooked callees.
 std::vector<ReportNode> build_roots(const CallNode& root, const NameLookup& names, double ns_per_tick,
                                     const OpenTicks& open, const SpliceLookup& splices = nullptr,
-                                    const NativeLookup& native = nullptr);
+                                    const NativeLookup& native = nullptr, const AboveLookup& above = nullptr);
 
 }  // namespace umbra

@@ -94,6 +94,7 @@ clr::HRESULT Session::start_shadow() {
   SamplerOptions options;
   options.interval_ms = config_.interval_ms;
   options.shadows = &pool_;
+  options.stacks_by_signal = hook_selection_ != nullptr;
   options.reconcile_every =
       config_.verify ? 1
       : snapshots    ? std::max<uint32_t>(1, (config_.reconcile_ms + config_.interval_ms / 2) / config_.interval_ms)
@@ -169,23 +170,25 @@ Report Session::build_report(const char* trigger) {
   return report;
 }
 
-void Session::add_sampled_threads(Report& report) {
-  // stop() has returned: the sampler no longer touches the trees.
+ReportThread Session::sampled_thread(const ThreadRegistry::Snapshot& entry) {
   NameLookup managed = [this](clr::FunctionID f) { return names_.lookup(f); };
   NativeLookup native = [this](uintptr_t ip) { return native_symbols_.lookup(ip); };
-  for (const auto& entry : threads_.snapshot()) {
-    const SampledThread& t = entry.record->sampled;
-    if (t.tree.samples() == 0) continue;
-    ReportThread thread;
-    thread.os_tid = uint64_t(t.os_tid.load(std::memory_order_relaxed));
-    thread.managed_id = t.thread_id;
-    thread.name = entry.name;
-    thread.exited = entry.ended;
-    thread.managed_samples = t.managed_samples;
-    thread.native_samples = t.native_samples;
-    thread.roots = build_sampled_roots(t.tree, managed, native);
-    report.threads.push_back(std::move(thread));
-  }
+  const SampledThread& t = entry.record->sampled;
+  ReportThread thread;
+  thread.os_tid = uint64_t(t.os_tid.load(std::memory_order_relaxed));
+  thread.managed_id = t.thread_id;
+  thread.name = entry.name;
+  thread.exited = entry.ended;
+  thread.managed_samples = t.managed_samples;
+  thread.native_samples = t.native_samples;
+  thread.roots = build_sampled_roots(t.tree, managed, native);
+  return thread;
+}
+
+void Session::add_sampled_threads(Report& report) {
+  // stop() has returned: the sampler no longer touches the trees.
+  for (const auto& entry : threads_.snapshot())
+    if (entry.record->sampled.tree.samples() > 0) report.threads.push_back(sampled_thread(entry));
   std::stable_sort(report.threads.begin(), report.threads.end(),
                    [](const ReportThread& a, const ReportThread& b) { return a.os_tid < b.os_tid; });
 }
@@ -209,10 +212,25 @@ void Session::add_shadow_threads(Report& report) {
       return it == splices.end() || !it->second.shown() ? nullptr : &it->second.frames;
     };
 
+  // Focused shadow mode's sampled frames are read under the sampler's mutex: a provisional report is written while
+  // the sampler runs on.
+  std::unique_lock<std::mutex> sampler_lock(sampler_->tree_mutex());
+  const AboveHooks* above_hooks = sampler_->above_hooks();
+  AboveLookup above;
+  if (above_hooks && !above_hooks->empty())
+    above = [above_hooks](const CallNode* node) -> const SampledTree* {
+      auto it = above_hooks->find(node);
+      return it == above_hooks->end() ? nullptr : &it->second;
+    };
+
   // Threads in the order their shadows were claimed: the main thread first.
   std::unordered_map<const ThreadShadow*, size_t> claim_order;
   pool_.for_each_claimed([&](ThreadShadow& s) { claim_order[&s] = claim_order.size(); });
   std::vector<ThreadRegistry::Snapshot> threads = threads_.snapshot();
+  // A thread that never ran a hooked method has no shadow; in focused shadow mode its samples are its own tree.
+  std::vector<ThreadRegistry::Snapshot> unhooked_threads;
+  for (const ThreadRegistry::Snapshot& t : threads)
+    if (t.record->shadow == nullptr && t.record->sampled.tree.samples() > 0) unhooked_threads.push_back(t);
   std::erase_if(threads, [](const ThreadRegistry::Snapshot& t) { return t.record->shadow == nullptr; });
   std::sort(threads.begin(), threads.end(), [&](const auto& a, const auto& b) {
     return claim_order[a.record->shadow] > claim_order[b.record->shadow];
@@ -226,9 +244,10 @@ void Session::add_shadow_threads(Report& report) {
     if (shadow.thread_id) thread.managed_id = shadow.thread_id;
     thread.name = entry.name;
     thread.exited = shadow.retired.load(std::memory_order_acquire);
-    thread.roots = build_roots(shadow.root(), lookup, ns_per_tick, open, splice_of, native);
+    thread.roots = build_roots(shadow.root(), lookup, ns_per_tick, open, splice_of, native, above);
     if (!thread.roots.empty()) report.threads.push_back(std::move(thread));
   }
+  for (const ThreadRegistry::Snapshot& entry : unhooked_threads) report.threads.push_back(sampled_thread(entry));
 }
 
 void Session::print_verify_summary() {

@@ -49,6 +49,7 @@ class Session {
   Report build_report(const char* trigger);
   void add_shadow_threads(Report& report);
   void add_sampled_threads(Report& report);
+  ReportThread sampled_thread(const ThreadRegistry::Snapshot& entry);
   // The report's "stats" (session_stats.cpp).
   ReportStats report_stats(const char* trigger, size_t threads_reported);
   void print_verify_summary();

@@ -60,7 +60,12 @@ ReportStats::Sampler sampler_stats(const SamplerStats& s, const Config& config, 
   sampler.interval_ms = config.interval_ms;
   sampler.ticks = s.ticks;
   sampler.samples = s.samples;
-  if (config.mode == Mode::kSampled) sampler.unchanged_samples = s.unchanged_samples;
+  const bool focused = config.mode == Mode::kShadow && !config.hooks_for.empty();
+  if (config.mode == Mode::kSampled || focused) sampler.unchanged_samples = s.unchanged_samples;
+  if (focused) {
+    sampler.above_hooks_samples = s.above_hooks_samples;
+    sampler.shadow_only_samples = s.shadow_only_samples;
+  }
   sampler.suspensions = s.suspensions;
   sampler.suspended_ns_mean = mean(s.suspended_ns_total, s.suspensions);
   sampler.suspended_ns_max = s.suspended_ns_max;
@@ -69,7 +74,7 @@ ReportStats::Sampler sampler_stats(const SamplerStats& s, const Config& config, 
   sampler.tick_ns_max = s.tick_ns_max;
   sampler.cpu_ns_per_tick = mean(s.cpu_ns_total, s.ticks);
   sampler.snapshot_ns_mean = mean(s.snapshot_ns_total, s.snapshot_ticks);
-  if (config.mode == Mode::kShadow) sampler.shadow_sample_ns_mean = mean(s.shadow_sample_ns_total, s.ticks);
+  if (config.mode == Mode::kShadow && !focused) sampler.shadow_sample_ns_mean = mean(s.shadow_sample_ns_total, s.ticks);
   sampler.native_tops = s.native_tops;
   sampler.abandoned_captures = abandoned_captures;
   sampler.drops = named_counts(kSampleDropNames, s.drops);

@@ -25,7 +25,8 @@ using NamedCounts = std::vector<NamedCount>;
 struct ReportStats {
   struct Sampler {
     std::optional<uint64_t> interval_ms, ticks, samples;
-    std::optional<uint64_t> unchanged_samples;  // sampled mode
+    std::optional<uint64_t> unchanged_samples;  // sampled and focused shadow mode
+    std::optional<uint64_t> above_hooks_samples, shadow_only_samples;  // focused shadow mode
     std::optional<uint64_t> suspensions, suspended_ns_mean, suspended_ns_max, suspend_wait_ns_mean;
     std::optional<uint64_t> tick_ns_mean, tick_ns_max, cpu_ns_per_tick, snapshot_ns_mean;
     std::optional<uint64_t> shadow_sample_ns_mean;  // shadow mode
@@ -41,6 +42,8 @@ struct ReportStats {
       visit("ticks", s.ticks);
       visit("samples", s.samples);
       visit("unchanged_samples", s.unchanged_samples);
+      visit("above_hooks_samples", s.above_hooks_samples);
+      visit("shadow_only_samples", s.shadow_only_samples);
       visit("suspensions", s.suspensions);
       visit("suspended_ns_mean", s.suspended_ns_mean);
       visit("suspended_ns_max", s.suspended_ns_max);

@@ -9,10 +9,15 @@
 namespace umbra {
 namespace {
 
-// What a node weighs in its thread: time where it was measured, samples otherwise.
+// What a node weighs in its thread: time where it was measured, samples otherwise. In a thread with time, a node
+// known only from samples (a method without hooks in focused shadow mode) weighs its share of the thread's samples.
 struct Weight {
   bool by_time;
-  uint64_t of(const ReportNode& n) const { return by_time ? n.total_ns.value_or(0) : n.samples; }
+  double ns_per_sample = 0;
+  uint64_t of(const ReportNode& n) const {
+    if (!by_time) return n.samples;
+    return n.total_ns ? *n.total_ns : uint64_t(double(n.samples) * ns_per_sample);
+  }
 };
 
 std::string with_commas(uint64_t v) {
@@ -132,9 +137,10 @@ std::string report_to_text(const Report& report, double min_percent) {
            display_command_line(report.command_line) + "\n";
 
   for (const ReportThread& thread : report.threads) {
-    bool by_time = report.mode == "shadow";
-    Weight weight{by_time};
-    uint64_t thread_weight = by_time ? thread_total_ns(thread) : thread_samples(thread);
+    bool by_time = report.mode == "shadow" && thread_total_ns(thread) > 0;
+    uint64_t samples = thread_samples(thread);
+    Weight weight{by_time, samples ? double(thread_total_ns(thread)) / double(samples) : 0.0};
+    uint64_t thread_weight = by_time ? thread_total_ns(thread) : samples;
     std::string name = thread.name ? "\"" + display_text(*thread.name) + "\"" : "(unnamed)";
     out += "\n=== thread " + name + "  os tid " + std::to_string(thread.os_tid) +
            (thread.exited ? "  (exited)" : "") + "  " + with_commas(thread_calls(thread)) + " calls  " +

@@ -16,6 +16,7 @@ Sampler::Sampler(clr::ICorProfilerInfo10& info, ThreadRegistry& threads, Functio
   bool sampled_mode = options_.shadows == nullptr;
   if (sampled_mode) attribution_.emplace(info, names);
   else reconciliation_.emplace(names);
+  if (!sampled_mode && options_.stacks_by_signal) signal_sampling_.emplace(info, threads, *options_.shadows);
   StackTick::Options walk;
   walk.skip_unchanged = sampled_mode;
   walk.keep_walks = sampled_mode;
@@ -34,6 +35,13 @@ void Sampler::start() {
     native_tops_ = install_native_capture_handler() != 0;
     if (!native_tops_) log::always("no free real-time signal: native frames above managed code are not captured");
     stack_tick_->enable_native_tops(native_tops_);
+  } else if (signal_sampling_) {
+    native_tops_ = install_native_capture_handler() != 0;
+    if (!native_tops_) {
+      log::always("no free real-time signal: methods without hooks get no samples (each sample goes to the "
+                  "innermost hooked method)");
+      signal_sampling_.reset();
+    }
   }
   thread_ = std::thread([this] { run(); });
 }
@@ -80,7 +88,10 @@ void Sampler::tick() {
   ++tick_index_;
   SamplerStats tick;
   tick.ticks = 1;
-  if (options_.shadows) {
+  if (signal_sampling_) {
+    signal_sampling_->capture(tick_index_, options_.interval_ms);
+    tick.shadow_sample_ns_total = monotonic_ns() - start_ns;
+  } else if (options_.shadows) {
     tick.samples = sample_shadows(*options_.shadows);
     tick.shadow_sample_ns_total = monotonic_ns() - start_ns;
   }
@@ -93,6 +104,7 @@ void Sampler::tick() {
   {
     std::lock_guard<std::mutex> lock(tree_mutex_);
     if (stopped_) return;
+    if (signal_sampling_) signal_sampling_->attribute(tick);
     if (reconciliation_ && tick.suspensions) reconciliation_->after_resume();
     if (attribution_ && walked) attribution_->add(*stack_tick_, tick_index_, tick);
     tick.tick_ns_total = tick.tick_ns_max = monotonic_ns() - start_ns;

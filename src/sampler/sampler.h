@@ -4,6 +4,8 @@
 //   SampledAttribution adds the stacks to each thread's SampledTree.
 // - Shadow mode: a sample on each thread's current shadow node (sample_shadows, no suspension), and every
 //   reconcile interval a StackTick whose walks the Reconciliation aligns with the shadow stacks.
+// - Focused shadow mode (not every method hooked): the samples are stacks taken by signal and aligned with the
+//   shadow stacks (SignalSampling), so that code without hooks gets its samples; snapshots as in shadow mode.
 //
 // Contract:
 // - The thread is umbra's own and never runs managed code; it calls InitializeCurrentThread once.
@@ -27,6 +29,7 @@
 #include "sampler/reconciliation.h"
 #include "sampler/sampled_attribution.h"
 #include "sampler/sampler_stats.h"
+#include "sampler/signal_sampling.h"
 #include "sampler/stack_tick.h"
 #include "threads/thread_registry.h"
 
@@ -36,6 +39,7 @@ struct SamplerOptions {
   uint32_t interval_ms = 10;
   ShadowPool* shadows = nullptr;  // shadow mode when set
   uint32_t reconcile_every = 10;  // shadow mode: a snapshot every this many ticks; 0: never
+  bool stacks_by_signal = false;  // shadow mode: samples from stacks taken by signal (focused shadow mode)
 };
 
 class Sampler {
@@ -57,6 +61,8 @@ class Sampler {
   ReconcileCounts reconcile_counts();  // takes tree_mutex()
   // A copy, under tree_mutex(): a provisional report is written while the sampler runs on.
   SpliceMap splices();
+  // Focused shadow mode's frames above hooked nodes (nullptr otherwise); read under tree_mutex().
+  const AboveHooks* above_hooks() const { return signal_sampling_ ? &signal_sampling_->above() : nullptr; }
   // The first unexplained difference, both stacks side by side (empty if none).
   std::string first_unexplained();
 
@@ -74,6 +80,7 @@ class Sampler {
   std::optional<StackTick> stack_tick_;
   std::optional<SampledAttribution> attribution_;     // sampled mode
   std::optional<Reconciliation> reconciliation_;      // shadow mode; its state is under tree_mutex_
+  std::optional<SignalSampling> signal_sampling_;     // focused shadow mode; its trees are under tree_mutex_
 
   std::mutex tree_mutex_;
   bool stopped_ = false;  // under tree_mutex_

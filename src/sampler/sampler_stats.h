@@ -12,7 +12,11 @@ namespace umbra {
 struct SamplerStats {
   uint64_t ticks = 0;
   uint64_t samples = 0;
-  uint64_t unchanged_samples = 0;  // sampled mode: of threads that had not run since their last walk (not walked)
+  uint64_t unchanged_samples = 0;  // of threads that had not run since their last walk or signal (not asked again)
+  // Focused shadow mode: samples whose stack, taken by signal, had frames above the innermost hooked one, and
+  // samples counted on the shadow node alone (the stack did not align with the shadow stack, or came too late).
+  uint64_t above_hooks_samples = 0;
+  uint64_t shadow_only_samples = 0;
   uint64_t suspended_ns_total = 0;
   uint64_t suspended_ns_max = 0;
   uint64_t suspensions = 0;
@@ -36,7 +40,7 @@ struct SamplerStats {
         &SamplerStats::ticks,          &SamplerStats::samples,           &SamplerStats::unchanged_samples,
         &SamplerStats::suspensions,    &SamplerStats::suspend_wait_ns_total, &SamplerStats::suspended_ns_total,
         &SamplerStats::tick_ns_total,  &SamplerStats::shadow_sample_ns_total, &SamplerStats::snapshot_ticks,
-        &SamplerStats::snapshot_ns_total};
+        &SamplerStats::snapshot_ns_total, &SamplerStats::above_hooks_samples, &SamplerStats::shadow_only_samples};
     for (auto field : kSummed) this->*field += tick.*field;
     suspended_ns_max = std::max(suspended_ns_max, tick.suspended_ns_max);
     tick_ns_max = std::max(tick_ns_max, tick.tick_ns_max);

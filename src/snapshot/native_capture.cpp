@@ -1,6 +1,8 @@
 #include "snapshot/native_capture.h"
 
+#include "hooks/thread_shadow.h"
 #include "snapshot/unwind_info.h"
+#include "snapshot/whole_stack_unwind.h"
 
 #include <linux/futex.h>
 #include <setjmp.h>
@@ -128,6 +130,10 @@ void install_fault_guard() {
 
 // Unwinds from the interrupted context into `capture`, ending at the first IP without unwind information.
 void unwind_native_top(NativeCapture& capture, void* ucontext) {
+  if (capture.through_managed) {
+    unwind_whole_stack(capture, ucontext);
+    return;
+  }
   unw_cursor_t cursor;
   uint32_t count = 0;
   uintptr_t stop_ip = 0;
@@ -171,6 +177,8 @@ void on_capture_signal(int, siginfo_t* info, void* ucontext) {
       capture->state.compare_exchange_strong(expected, NativeCapture::kCapturing, std::memory_order_acq_rel)) {
     capture->count = 0;
     capture->faulted = false;
+    // The node of this instant: the thread is stopped here, so its shadow stack and its real stack agree.
+    capture->shadow_node = capture->shadow ? capture->shadow->current_node() : nullptr;
     sigjmp_buf recover;
     Unwinding* unwinding = begin_unwinding(pid_t(syscall(SYS_gettid)), &recover);
     if (unwinding == nullptr) {

@@ -1,7 +1,10 @@
 // Captures the native frames at the top of a thread's stack, on the thread itself: the sampler queues a signal
 // whose value names the thread's NativeCapture by its slot in umbra's table of captures, together with a random
 // per-process cookie; the handler unwinds with libunwind from the interrupted context until the first IP without
-// unwind information (JIT-compiled code) and publishes the IPs.
+// unwind information (JIT-compiled code) and publishes the IPs. Asked to go `through_managed`, it walks the whole
+// stack instead: JIT-compiled frames by their frame-pointer chain (the JIT keeps RBP as a frame pointer on
+// linux-x64), native runs between them with libunwind, and it reads the thread's current shadow node at the same
+// moment, so that the stack can be aligned with the shadow stack afterwards.
 //
 // Contract:
 // - The handler is async-signal-safe: it never locks, allocates or logs, and saves errno. Any process can queue a
@@ -25,8 +28,11 @@
 
 namespace umbra {
 
+struct CallNode;
+class ThreadShadow;
+
 struct NativeCapture {
-  static constexpr int kMaxFrames = 128;
+  static constexpr int kMaxFrames = 256;
   static constexpr uint32_t kNoSlot = ~uint32_t(0);
 
   enum State : uint32_t { kIdle, kRequested, kCapturing, kDone };
@@ -43,8 +49,12 @@ struct NativeCapture {
   std::atomic<uint32_t> state{kIdle};
   std::atomic<bool> signal_queued{false};  // sent and not yet delivered: no second one is queued behind it
   uint64_t tick = 0;                       // the sampler's tick the request belongs to (sampler only)
-  uint32_t count = 0;                // native frames above the first JIT-compiled IP
-  bool truncated = false;            // more than kMaxFrames native frames
+  bool through_managed = false;            // set by the requester: the whole stack, not only the native top
+  const ThreadShadow* shadow = nullptr;    // set by the requester: the thread's shadow stack, read at the signal
+  const CallNode* shadow_node = nullptr;   // the shadow's current node when the stack was taken
+  uintptr_t word_at_sp = 0;                // through_managed: [RSP] at the interruption (a frameless leaf's return)
+  uint32_t count = 0;                // native frames above the first JIT-compiled IP (all frames: through_managed)
+  bool truncated = false;            // more than kMaxFrames frames
   bool faulted = false;              // the unwinder faulted; no frames were kept
   uintptr_t stop_ip = 0;             // the first IP without unwind information (where managed code begins)
   uintptr_t frames[kMaxFrames];

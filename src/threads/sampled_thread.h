@@ -47,6 +47,17 @@ struct SampledThread {
   bool unchanged = false;            // this tick: not run since the last walk; its last sample is counted again
   NativeRunCache native_runs;        // native runs its walks unwound (stack_walk.h)
 
+  // Sampler thread only, focused shadow mode (sampler/signal_sampling.h): where the last stack taken by signal was
+  // counted, to count it again while the thread's CPU time stands still.
+  struct LastSignalSample {
+    uint64_t cpu_ns = 0;          // the thread's CPU time after it answered
+    SampledTree* tree = nullptr;  // the sampled tree and node it ended at, or
+    uint32_t leaf = 0;
+    CallNode* node = nullptr;     // the shadow node whose self samples it counted on; neither: no managed frame
+    bool above_hooks = false;     // the tree is a hooked node's
+  };
+  std::optional<LastSignalSample> last_signal_sample;
+
   // Sampler side: true if the walk may proceed (end_walk must follow).
   bool begin_walk() {
     walking.store(true, std::memory_order_seq_cst);

@@ -5,6 +5,9 @@
 //   threads N    N threads alive at once, each calling Work() 10 times
 //   hot N        2 threads, each calling Tiny(i) N times in a tight loop (most of their time is spent in the hooks);
 //                prints the sum of what Tiny returned, 1.5 N per thread for an even N
+//   split MS     for MS milliseconds, SplitA and SplitB called in turn, timing themselves (about 40% and 60% of
+//                the calls' time), while a thread named Unhooked spins in UnhookedSpin; prints each one's measured
+//                share of the two calls' time in per mille (the tests hook only RunSplit)
 //   soak S       S seconds of steady work (calls, allocations, async, a new thread each second);
 //                prints the process's RSS once a minute after a full GC
 using System;
@@ -32,6 +35,7 @@ public static class Program
             case "deep": RunDeep(n); break;
             case "threads": RunThreads(n); break;
             case "hot": RunHot(n); break;
+            case "split": RunSplit(n); break;
             case "soak": RunSoak(n); break;
             default: Console.Error.WriteLine($"unknown workload '{what}'"); return 2;
         }
@@ -151,6 +155,51 @@ public static class Program
 
     [MethodImpl(MethodImplOptions.NoInlining)]
     static int Tiny(int i) => (i & 1) + 1;  // uses its argument register: the enter hook must keep it
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static void RunSplit(int ms)
+    {
+        var spinner = new Thread(() => Interlocked.Add(ref sink, UnhookedSpin(ms))) { Name = "Unhooked" };
+        spinner.Start();
+        long inA = 0, inB = 0;
+        var clock = Stopwatch.StartNew();
+        while (clock.ElapsedMilliseconds < ms)
+        {
+            long t0 = Stopwatch.GetTimestamp();
+            sink += SplitA(40_000);
+            long t1 = Stopwatch.GetTimestamp();
+            sink += SplitB(60_000);
+            long t2 = Stopwatch.GetTimestamp();
+            inA += t1 - t0;
+            inB += t2 - t1;
+        }
+        spinner.Join();
+        Console.WriteLine($"split a_permille={1000 * inA / (inA + inB)} b_permille={1000 * inB / (inA + inB)}");
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static long SplitA(int n) => Mix(n, 3);
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static long SplitB(int n) => Mix(n, 5);
+
+    // Inlined into each caller, so that each one's time is its own.
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    static long Mix(int n, int k)
+    {
+        long acc = 1;
+        for (int i = 0; i < n; i++) acc = acc * k + (i ^ (acc >> 7));
+        return acc;
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static long UnhookedSpin(int ms)
+    {
+        long acc = 0;
+        var clock = Stopwatch.StartNew();
+        while (clock.ElapsedMilliseconds < ms) acc += SplitA(10_000);
+        return acc;
+    }
 
     static void RunSoak(int seconds)
     {

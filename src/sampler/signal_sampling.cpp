@@ -1,0 +1,228 @@
+#include "sampler/signal_sampling.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "snapshot/code_ranges.h"
+#include "snapshot/native_capture.h"
+#include "snapshot/thread_cpu_time.h"
+
+namespace umbra {
+namespace {
+
+// Resolved IPs kept per process; past this many the map starts again (code replaced by tiering is then forgotten).
+constexpr size_t kMaxResolvedIps = size_t(1) << 20;
+
+// Threads answer within microseconds unless they are not scheduled (a loaded machine); the wait sleeps.
+std::chrono::milliseconds answer_wait(uint32_t interval_ms) {
+  return std::chrono::milliseconds(std::clamp<uint32_t>(interval_ms, 2, 10));
+}
+
+bool is_method(const CallNode& node) {
+  return node.parent != nullptr && node.function != kTreeFullFunction && node.function != kDeeperCallsFunction;
+}
+
+}  // namespace
+
+SignalSampling::SignalSampling(clr::ICorProfilerInfo10& info, ThreadRegistry& threads, const ShadowPool& shadows)
+    : info_(info), threads_(threads), shadows_(shadows) {
+  leaf_first_.reserve(NativeCapture::kMaxFrames);
+  root_first_.reserve(NativeCapture::kMaxFrames);
+}
+
+ThreadShadow* SignalSampling::shadow_of(clr::ThreadID id) const {
+  auto it = std::lower_bound(shadows_by_id_.begin(), shadows_by_id_.end(), std::make_pair(id, (ThreadShadow*)nullptr));
+  return it == shadows_by_id_.end() || it->first != id ? nullptr : it->second;
+}
+
+void SignalSampling::capture(uint64_t tick_index, uint32_t interval_ms) {
+  threads_.sampling_targets(targets_);
+  shadows_by_id_.clear();
+  shadows_.for_each_claimed([&](ThreadShadow& s) {
+    if (s.thread_id != 0 && !s.retired.load(std::memory_order_acquire)) shadows_by_id_.emplace_back(s.thread_id, &s);
+  });
+  std::sort(shadows_by_id_.begin(), shadows_by_id_.end());
+  process_code_ranges().refresh();  // for the handler's and the resolution's code/JIT-code test
+  asked_.assign(targets_.size(), false);
+  begin_native_capture_round();
+  bool any = false;
+  for (size_t i = 0; i < targets_.size(); ++i) {
+    SampledThread& t = *targets_[i];
+    pid_t tid = t.os_tid.load(std::memory_order_relaxed);
+    if (tid == 0 || t.dying.load(std::memory_order_acquire)) continue;
+    // A thread that has used no CPU time since it answered last has the same stack: its sample counts again.
+    if (t.last_signal_sample) {
+      auto cpu = thread_cpu_ns(tid);
+      if (cpu && *cpu == t.last_signal_sample->cpu_ns) continue;
+    }
+    // An answer that came after its tick's wait is discarded; a thread still answering is left alone.
+    uint32_t done = NativeCapture::kDone;
+    t.capture.state.compare_exchange_strong(done, NativeCapture::kIdle, std::memory_order_acq_rel);
+    if (t.capture.state.load(std::memory_order_acquire) != NativeCapture::kIdle) continue;
+    t.capture.tick = tick_index;
+    t.capture.through_managed = true;
+    t.capture.shadow = shadow_of(t.thread_id);
+    asked_[i] = request_native_capture(tid, t.capture);
+    any |= asked_[i];
+  }
+  if (!any) return;
+  wait_for_native_captures(
+      [&] {
+        for (size_t i = 0; i < targets_.size(); ++i) {
+          if (!asked_[i]) continue;
+          uint32_t s = targets_[i]->capture.state.load(std::memory_order_acquire);
+          if (s == NativeCapture::kRequested || s == NativeCapture::kCapturing) return true;
+        }
+        return false;
+      },
+      std::chrono::steady_clock::now() + answer_wait(interval_ms));
+}
+
+void SignalSampling::attribute(SamplerStats& tick) {
+  for (size_t i = 0; i < targets_.size(); ++i) {
+    SampledThread& t = *targets_[i];
+    ThreadShadow* shadow = shadow_of(t.thread_id);
+    if (!asked_[i]) {
+      if (t.last_signal_sample && !t.dying.load(std::memory_order_acquire) &&
+          t.capture.state.load(std::memory_order_acquire) == NativeCapture::kIdle) {
+        const SampledThread::LastSignalSample& last = *t.last_signal_sample;
+        if (last.tree == nullptr && last.node == nullptr) {
+          tick.count(SampleDrop::kNoFrames);
+          continue;
+        }
+        if (last.tree) last.tree->add_again(last.leaf);
+        else last.node->self_samples.store(last.node->self_samples.load(std::memory_order_relaxed) + 1,
+                                           std::memory_order_relaxed);
+        ++tick.samples;
+        ++tick.unchanged_samples;
+        if (last.above_hooks) ++tick.above_hooks_samples;
+      }
+      continue;
+    }
+    NativeCapture& capture = t.capture;
+    uint32_t state = capture.state.load(std::memory_order_acquire);
+    if (state != NativeCapture::kDone) {
+      // Not scheduled in time: the shadow stack alone gives this tick's sample. The capture is withdrawn, or left
+      // to finish and be discarded at the next tick's request.
+      cancel_native_capture(capture);
+      CallNode* node = shadow ? shadow->current_node() : nullptr;
+      if (node && is_method(*node)) {
+        count_on_node(t, node, tick);
+        t.last_signal_sample.reset();  // asked again at the next tick
+        ++tick.shadow_only_samples;
+      } else {
+        tick.count(SampleDrop::kNativeTopTimeout);
+      }
+      continue;
+    }
+    attribute_stack(t, tick);
+    auto cpu = thread_cpu_ns(t.os_tid.load(std::memory_order_relaxed));
+    if (t.last_signal_sample && cpu) t.last_signal_sample->cpu_ns = *cpu;
+    else t.last_signal_sample.reset();
+    capture.state.store(NativeCapture::kIdle, std::memory_order_release);
+  }
+}
+
+void SignalSampling::count_on_node(SampledThread& thread, CallNode* node, SamplerStats& tick) {
+  // The sampler is the only writer of self_samples.
+  node->self_samples.store(node->self_samples.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  ++tick.samples;
+  thread.last_signal_sample = SampledThread::LastSignalSample{0, nullptr, 0, node};
+}
+
+clr::FunctionID SignalSampling::function_at(uintptr_t ip) {
+  auto [it, inserted] = functions_by_ip_.try_emplace(ip, 0);
+  if (inserted) {
+    clr::FunctionID function = 0;
+    if (clr::succeeded(info_.GetFunctionFromIP(reinterpret_cast<clr::LPCBYTE>(ip), &function))) it->second = function;
+    if (functions_by_ip_.size() > kMaxResolvedIps) {
+      functions_by_ip_.clear();
+      return function;
+    }
+  }
+  return it->second;
+}
+
+// The capture's IPs as frames, leaf first: JIT-compiled code as its method (a return address is looked up one
+// byte back, inside the call), stubs left out, native code as its address.
+void SignalSampling::resolve(const NativeCapture& capture) {
+  leaf_first_.clear();
+  for (uint32_t i = 0; i < capture.count; ++i) {
+    uintptr_t ip = capture.frames[i];
+    if (!outside_elf_code(ip)) {
+      leaf_first_.push_back({ip, true});
+    } else if (clr::FunctionID f = function_at(i == 0 ? ip : ip - 1)) {
+      leaf_first_.push_back({f, false});
+    }
+  }
+}
+
+void SignalSampling::attribute_stack(SampledThread& thread, SamplerStats& tick) {
+  NativeCapture& capture = thread.capture;
+  CallNode* node = const_cast<CallNode*>(capture.shadow_node);
+  bool hooked_frame = node && is_method(*node);
+  if (capture.faulted) {
+    if (hooked_frame) {
+      count_on_node(thread, node, tick);
+      ++tick.shadow_only_samples;
+    } else {
+      tick.count(SampleDrop::kNativeTopFault);
+      thread.last_signal_sample.reset();
+    }
+    return;
+  }
+  resolve(capture);
+  const size_t n = leaf_first_.size();
+  auto managed_from = [&](size_t from) {
+    while (from < n && leaf_first_[from].native) ++from;
+    return from;
+  };
+  size_t above = n;  // frames above the innermost hooked one
+  if (hooked_frame) {
+    for (size_t i = 0; i < n; ++i)
+      if (!leaf_first_[i].native && leaf_first_[i].id == node->function) {
+        above = i;
+        break;
+      }
+    if (above == n) {
+      // A frameless leaf, or one interrupted in its prologue, hides its caller from the frame-pointer chain: the
+      // hooked frame is that caller when the return address on top of the stack is in it, or when the managed
+      // frame after the leaf's is the hooked frame's own caller.
+      size_t leaf = managed_from(0), next = leaf < n ? managed_from(leaf + 1) : n;
+      bool returns_into_hooked = outside_elf_code(capture.word_at_sp) && function_at(capture.word_at_sp - 1) == node->function;
+      bool caller_follows = next < n && is_method(*node->parent) && leaf_first_[next].id == node->parent->function;
+      if (leaf < n && (returns_into_hooked || caller_follows)) {
+        above = leaf + 1;
+      } else {
+        count_on_node(thread, node, tick);
+        ++tick.shadow_only_samples;
+        return;
+      }
+    }
+  } else {
+    // No hooked frame: the whole managed stack, without the native start-up below its outermost managed frame.
+    while (above > 0 && leaf_first_[above - 1].native) --above;
+    if (above == 0) {  // native code only (a thread that has not run managed code, or left it for good)
+      tick.count(SampleDrop::kNoFrames);
+      thread.last_signal_sample = SampledThread::LastSignalSample{};
+      return;
+    }
+    if (capture.truncated) {  // where the stack begins is unknown
+      tick.count(SampleDrop::kFramesTruncated);
+      thread.last_signal_sample.reset();
+      return;
+    }
+  }
+  if (above == 0) {  // the hooked method itself was running
+    count_on_node(thread, node, tick);
+    return;
+  }
+  root_first_.assign(leaf_first_.rbegin() + ptrdiff_t(n - above), leaf_first_.rend());
+  SampledTree& tree = hooked_frame ? above_[node] : thread.tree;
+  uint32_t leaf = tree.add(root_first_.data(), root_first_.size());
+  ++tick.samples;
+  if (hooked_frame) ++tick.above_hooks_samples;
+  thread.last_signal_sample = SampledThread::LastSignalSample{0, &tree, leaf, nullptr, hooked_frame};
+}
+
+}  // namespace umbra

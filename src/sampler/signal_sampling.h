@@ -1,0 +1,61 @@
+// Focused shadow mode's samples, taken at the moment of interruption: at each tick every thread that has run since
+// its last sample is asked by signal for its whole stack (snapshot/native_capture.h, through_managed), with no
+// suspension of the runtime. The handler also reads the thread's current shadow node, so each stack is aligned
+// with the shadow stack of that same instant: the frames above the innermost hooked frame (methods without hooks,
+// native code) become a sample in that node's sampled tree; a thread with no hooked frame on its stack gets the
+// sample in its own sampled tree (SampledThread::tree). A stack that does not align is counted on the shadow node
+// alone, as a shadow sample would be (shadow_only_samples).
+//
+// Contract: the sampler thread only. capture() sends signals and sleeps until the threads answered (bounded);
+// attribute() allocates and runs under the sampler's tree mutex, which the report takes to read the trees.
+// GetFunctionFromIP is called outside any suspension, on the sampler thread, never in the handler.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "clr/corprof.h"
+#include "hooks/shadow_pool.h"
+#include "sampler/sampler_stats.h"
+#include "snapshot/sampled_tree.h"
+#include "threads/thread_registry.h"
+
+namespace umbra {
+
+// The frames found above a hooked node: samples, no calls (the report grafts them under the node).
+using AboveHooks = std::unordered_map<const CallNode*, SampledTree>;
+
+class SignalSampling {
+ public:
+  SignalSampling(clr::ICorProfilerInfo10& info, ThreadRegistry& threads, const ShadowPool& shadows);
+
+  // Asks every thread that has run since its last sample for its stack, and waits for the answers.
+  void capture(uint64_t tick_index, uint32_t interval_ms);
+  // Counts this tick's samples (under the sampler's tree mutex).
+  void attribute(SamplerStats& tick);
+
+  const AboveHooks& above() const { return above_; }
+
+ private:
+  void attribute_stack(SampledThread& thread, SamplerStats& tick);
+  void resolve(const NativeCapture& capture);
+  clr::FunctionID function_at(uintptr_t ip);
+  ThreadShadow* shadow_of(clr::ThreadID id) const;
+  void count_on_node(SampledThread& thread, CallNode* node, SamplerStats& tick);
+
+  clr::ICorProfilerInfo10& info_;
+  ThreadRegistry& threads_;
+  const ShadowPool& shadows_;
+  std::vector<std::shared_ptr<SampledThread>> targets_;
+  std::vector<bool> asked_;  // per target: signalled in this tick
+  std::vector<std::pair<clr::ThreadID, ThreadShadow*>> shadows_by_id_;
+  std::unordered_map<uintptr_t, clr::FunctionID> functions_by_ip_;  // 0: not a method (a stub)
+  std::vector<SampleFrame> leaf_first_;  // one stack, resolved
+  std::vector<SampleFrame> root_first_;
+  AboveHooks above_;
+};
+
+}  // namespace umbra
