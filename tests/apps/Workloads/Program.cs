@@ -177,10 +177,12 @@ public static class Program
         Console.WriteLine($"split a_permille={1000 * inA / (inA + inB)} b_permille={1000 * inB / (inA + inB)}");
     }
 
-    [MethodImpl(MethodImplOptions.NoInlining)]
+    // Fully optimized from the start, as hot code is after tiering: a method still at tier 0 runs its loop in an
+    // on-stack-replacement frame, which the frame-pointer chain cannot see past exactly.
+    [MethodImpl(MethodImplOptions.NoInlining | MethodImplOptions.AggressiveOptimization)]
     static long SplitA(int n) => Mix(n, 3);
 
-    [MethodImpl(MethodImplOptions.NoInlining)]
+    [MethodImpl(MethodImplOptions.NoInlining | MethodImplOptions.AggressiveOptimization)]
     static long SplitB(int n) => Mix(n, 5);
 
     // Inlined into each caller, so that each one's time is its own.
@@ -192,7 +194,7 @@ public static class Program
         return acc;
     }
 
-    [MethodImpl(MethodImplOptions.NoInlining)]
+    [MethodImpl(MethodImplOptions.NoInlining | MethodImplOptions.AggressiveOptimization)]
     static long UnhookedSpin(int ms)
     {
         long acc = 0;
