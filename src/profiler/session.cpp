@@ -10,6 +10,7 @@
 #include "hooks/shadow_hooks.h"
 #include "merge/sampled_tree_builder.h"
 #include "merge/tree_builder.h"
+#include "report/report_tree.h"
 #include "profiler/runtime_version.h"
 #include "util/log.h"
 #include "report/output_files.h"
@@ -245,6 +246,11 @@ void Session::add_shadow_threads(Report& report) {
     thread.name = entry.name;
     thread.exited = shadow.retired.load(std::memory_order_acquire);
     thread.roots = build_roots(shadow.root(), lookup, ns_per_tick, open, splice_of, native, above);
+    // Focused shadow mode: the samples taken while no hooked method was on the thread's stack.
+    if (const SampledTree& sampled = entry.record->sampled.tree; sampled.samples() > 0) {
+      SiblingMerger merger(thread.roots);
+      for (ReportNode& root : build_sampled_roots(sampled, lookup, native)) merger.add(std::move(root));
+    }
     if (!thread.roots.empty()) report.threads.push_back(std::move(thread));
   }
   for (const ThreadRegistry::Snapshot& entry : unhooked_threads) report.threads.push_back(sampled_thread(entry));
