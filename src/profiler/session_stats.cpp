@@ -118,6 +118,7 @@ ReportStats Session::report_stats(const char* trigger, size_t threads_reported) 
       stats.module_load_windows = ready_to_run_windows_ ? ready_to_run_windows_->windows() : 0;
       stats.module_loads_with_hooks = ready_to_run_windows_ ? ready_to_run_windows_->loads_with_hooks() : 0;
       stats.compiled_without_hooks = focus.compiled_without_hooks;
+      stats.load_window_waits_abandoned = ready_to_run_windows_ ? ready_to_run_windows_->waits_abandoned() : 0;
     }
     add_hook_stats(stats, pool_);
   }

@@ -111,6 +111,8 @@ struct ReportStats {
   std::optional<uint64_t> methods_hooked, methods_not_hooked, inlining_refused, precompiled_refused;
   std::optional<std::string> precompiled;  // "keep" or "jit"
   std::optional<uint64_t> module_load_windows, module_loads_with_hooks, compiled_without_hooks;
+  // Compilations of hooked methods that stopped waiting for a module load's window to close (ready_to_run_windows.h).
+  std::optional<uint64_t> load_window_waits_abandoned;
   std::optional<uint64_t> enter_hooks, leave_hooks, tailcall_hooks, exception_unwinds;
   std::optional<bool> recursive_tail_calls_counted;
   std::optional<NamedCounts> drops;  // by the hooks' drop reasons
@@ -138,6 +140,7 @@ struct ReportStats {
     visit("module_load_windows", s.module_load_windows);
     visit("module_loads_with_hooks", s.module_loads_with_hooks);
     visit("compiled_without_hooks", s.compiled_without_hooks);
+    visit("load_window_waits_abandoned", s.load_window_waits_abandoned);
     visit("enter_hooks", s.enter_hooks);
     visit("leave_hooks", s.leave_hooks);
     visit("tailcall_hooks", s.tailcall_hooks);
