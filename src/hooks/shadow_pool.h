@@ -31,6 +31,8 @@ class ShadowPool {
 
   // Adds `count` prepared shadows (up to kMaxPrepared in all). Allocates; not for hooks.
   void prepare(size_t count);
+  // Before the first prepare(): every method has hooks after all (the runtime refused to let umbra choose).
+  void hook_every_method() { limits_.every_method_hooked = true; }
   // Hot path. Binds a prepared shadow to the calling thread, or returns nullptr. The identity (os tid and the
   // runtime's ThreadID) is recorded before the shadow is published to readers.
   ThreadShadow* claim(clr::ThreadID thread_id);

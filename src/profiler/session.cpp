@@ -56,8 +56,22 @@ clr::HRESULT Session::start_shadow() {
   // fast path).
   const bool snapshots = config_.verify || config_.reconcile_ms > 0;
   if (snapshots) mask |= clr::COR_PRF_ENABLE_STACK_SNAPSHOT;
+  // The mapper first: should the runtime refuse it, every method gets hooks, and the event mask and the shadow
+  // stacks must be those of full shadow mode.
+  if (!config_.hooks_for.empty()) {
+    // The coarse clock's thread waits for a method to time: a process whose methods the patterns all leave alone
+    // (a compiler a build starts) runs without it.
+    hook_selection_ = std::make_unique<HookSelection>(info_, names_, *MethodPatterns::parse(config_.hooks_for),
+                                                      [this] { start_coarse_clock(); });
+    clr::HRESULT hr = info_->SetFunctionIDMapper2(&HookSelection::map_function, hook_selection_.get());
+    if (!clr::succeeded(hr)) {
+      log::error("SetFunctionIDMapper2 failed with 0x{:x}; every method gets hooks", uint32_t(hr));
+      hook_selection_.reset();
+      pool_.hook_every_method();
+    }
+  }
   // Focused: only hooked methods are kept from inlining (JITInlining), the rest compiles as usual.
-  const bool focused = !config_.hooks_for.empty();
+  const bool focused = hook_selection_ != nullptr;
   if (!config_.allow_inlining && !focused) mask |= clr::COR_PRF_DISABLE_INLINING;
   // Precompiled (ReadyToRun) code has no hooks. With every method hooked, none is used: the runtime already refuses
   // it when hooks are on as a module loads, and the flag makes sure. Focused, precompiled code is kept for the
@@ -70,19 +84,7 @@ clr::HRESULT Session::start_shadow() {
     log::error("SetEventMask(0x{:x}) failed with 0x{:x}; the program runs unprofiled", mask, uint32_t(hr));
     return hr;
   }
-  if (focused) {
-    // The coarse clock's thread waits for a method to time: a process whose methods the patterns all leave alone
-    // (a compiler a build starts) runs without it.
-    hook_selection_ = std::make_unique<HookSelection>(info_, names_, *MethodPatterns::parse(config_.hooks_for),
-                                                      [this] { start_coarse_clock(); });
-    hr = info_->SetFunctionIDMapper2(&HookSelection::map_function, hook_selection_.get());
-    if (!clr::succeeded(hr)) {
-      log::error("SetFunctionIDMapper2 failed with 0x{:x}; every method gets hooks", uint32_t(hr));
-      hook_selection_.reset();
-    } else if (keep_precompiled) {
-      ready_to_run_windows_ = std::make_unique<ReadyToRunWindows>(info_, mask);
-    }
-  }
+  if (keep_precompiled) ready_to_run_windows_ = std::make_unique<ReadyToRunWindows>(info_, mask);
   pool_.prepare(ThreadRegistry::kPreparedShadows);
   g_info_for_thread_ids = info_;
   hooks::install_pool(&pool_, &runtime_thread_id);

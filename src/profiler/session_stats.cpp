@@ -55,12 +55,13 @@ void add_hook_stats(ReportStats& stats, const ShadowPool& pool) {
   stats.tree = tree;
 }
 
-ReportStats::Sampler sampler_stats(const SamplerStats& s, const Config& config, uint64_t abandoned_captures) {
+// `focused`: shadow mode with hooks only where the patterns point (its samples are stacks taken by signal).
+ReportStats::Sampler sampler_stats(const SamplerStats& s, const Config& config, bool focused,
+                                   uint64_t abandoned_captures) {
   ReportStats::Sampler sampler;
   sampler.interval_ms = config.interval_ms;
   sampler.ticks = s.ticks;
   sampler.samples = s.samples;
-  const bool focused = config.mode == Mode::kShadow && !config.hooks_for.empty();
   if (config.mode == Mode::kSampled || focused) sampler.unchanged_samples = s.unchanged_samples;
   if (focused) {
     sampler.above_hooks_samples = s.above_hooks_samples;
@@ -122,7 +123,7 @@ ReportStats Session::report_stats(const char* trigger, size_t threads_reported) 
     }
     add_hook_stats(stats, pool_);
   }
-  stats.sampler = sampler_stats(sampler_->stats(), config_, threads_.abandoned_captures());
+  stats.sampler = sampler_stats(sampler_->stats(), config_, hook_selection_ != nullptr, threads_.abandoned_captures());
   if (shadow) stats.reconcile = reconcile_stats(sampler_->reconcile_counts());
   stats.threads_created = threads_.threads_created();
   stats.threads_destroyed = threads_.threads_destroyed();
