@@ -128,9 +128,9 @@ class StreamHandler {
     switch (in_.back()) {
       case In::kDocument: return document_member(std::move(v));
       case In::kCommandLine:
-        // An argument that is not a string: the general reader leaves the command line out.
-        if (!v.is_string()) return false;
-        report_.command_line.push_back(v.as_string());
+        // An argument that is not a string: the command line is left out, as the general reader does.
+        if (!v.is_string()) command_line_unreadable_ = true;
+        else report_.command_line.push_back(v.as_string());
         return true;
       case In::kNodeFields:
         return v.is_string() && node_fields_ < kNodeFields.size() && v.as_string() == kNodeFields[node_fields_++];
@@ -181,6 +181,9 @@ class StreamHandler {
         if (member_ == Member::kNodes) return !object && enter(In::kNodes);
         return skip_unless(member_ == Member::kName || member_ == Member::kExited || member_ == Member::kOther);
       case In::kStats: stats_.open(object); return true;
+      case In::kCommandLine:
+        command_line_unreadable_ = true;
+        return skip_unless(true);
       default: return false;  // an array or object as a node field, a frame's string, or a number
     }
   }
@@ -209,6 +212,9 @@ class StreamHandler {
         report_.threads.push_back(std::move(thread_));
         return has(thread_members_, Member::kNodes);
       case In::kNodes: return field_ == 0 && open_.empty();
+      case In::kCommandLine:
+        if (command_line_unreadable_) report_.command_line.clear();
+        return true;
       default: return true;
     }
   }
@@ -351,6 +357,7 @@ class StreamHandler {
   bool done_ = false;
   std::vector<In> in_{In::kNothing};
   size_t nesting_ = 0;
+  bool command_line_unreadable_ = false;  // an argument that is not a string
   size_t skipped_ = 0;  // levels open inside a value not read, 0 when none
   Member member_ = Member::kOther;  // of the document or the thread being read
   uint32_t document_members_ = 0;   // bit(Member) of those seen

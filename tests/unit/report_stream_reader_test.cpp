@@ -156,5 +156,24 @@ TEST(ReportStreamReader, LeavesTheRestToTheGeneralReader) {
   EXPECT_EQ(error_of(after_nul), "unexpected text after the document");
 }
 
+// A command line with an argument that is not a string is left out, as the general reader leaves it out; the rest
+// of the report is read.
+TEST(ReportStreamReader, LeavesOutACommandLineWithAnArgumentThatIsNotAString) {
+  for (const char* command_line : {R"(["dotnet",7])", R"(["dotnet",["App.dll"]])", R"(["dotnet",{"a":1}])"}) {
+    std::string text = kSmall;
+    text.replace(text.find(R"("runtime")"), 0, std::string(R"("command_line":)") + command_line + ",");
+    std::optional<Report> streamed = read_streamed_report(text);
+    ASSERT_TRUE(streamed.has_value()) << command_line;
+    EXPECT_TRUE(streamed->command_line.empty()) << command_line;
+    EXPECT_EQ(streamed->threads.size(), 1u);
+    EXPECT_TRUE(load_report_from_text(text).command_line.empty()) << command_line;
+  }
+  std::string text = kSmall;
+  text.replace(text.find(R"("runtime")"), 0, R"("command_line":["dotnet","App.dll"],)");
+  std::optional<Report> streamed = read_streamed_report(text);
+  ASSERT_TRUE(streamed.has_value());
+  EXPECT_EQ(streamed->command_line, (std::vector<std::string>{"dotnet", "App.dll"}));
+}
+
 }  // namespace
 }  // namespace umbra
