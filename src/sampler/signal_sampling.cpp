@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "sampler/signal_stack_alignment.h"
 #include "snapshot/code_ranges.h"
 #include "snapshot/native_capture.h"
 #include "snapshot/thread_cpu_time.h"
@@ -16,10 +17,6 @@ constexpr size_t kMaxResolvedIps = size_t(1) << 20;
 // Threads answer within microseconds unless they are not scheduled (a loaded machine); the wait sleeps.
 std::chrono::milliseconds answer_wait(uint32_t interval_ms) {
   return std::chrono::milliseconds(std::clamp<uint32_t>(interval_ms, 2, 10));
-}
-
-bool is_method(const CallNode& node) {
-  return node.parent != nullptr && node.function != kTreeFullFunction && node.function != kDeeperCallsFunction;
 }
 
 }  // namespace
@@ -106,7 +103,7 @@ void SignalSampling::attribute(SamplerStats& tick) {
       // to finish and be discarded at the next tick's request.
       cancel_native_capture(capture);
       CallNode* node = shadow ? shadow->current_node() : nullptr;
-      if (node && is_method(*node)) {
+      if (node && is_method_node(*node)) {
         count_on_node(t, node, tick);
         t.last_signal_sample.reset();  // asked again at the next tick
         ++tick.shadow_only_samples;
@@ -158,66 +155,41 @@ void SignalSampling::resolve(const NativeCapture& capture) {
 }
 
 void SignalSampling::attribute_stack(SampledThread& thread, SamplerStats& tick) {
+  using Outcome = SignalStackAlignment::Outcome;
   NativeCapture& capture = thread.capture;
   CallNode* node = const_cast<CallNode*>(capture.shadow_node);
-  bool hooked_frame = node && is_method(*node);
-  if (capture.faulted) {
-    if (hooked_frame) {
-      count_on_node(thread, node, tick);
-      ++tick.shadow_only_samples;
-    } else {
-      tick.count(SampleDrop::kNativeTopFault);
-      thread.last_signal_sample.reset();
-    }
-    return;
+  bool hooked_frame = node && is_method_node(*node);
+  SignalStackAlignment at{Outcome::kUnaligned};
+  if (!capture.faulted) {
+    resolve(capture);
+    clr::FunctionID returns_into = hooked_frame && outside_elf_code(capture.word_at_sp)
+                                       ? function_at(capture.word_at_sp - 1) : 0;
+    at = align_with_shadow(leaf_first_.data(), leaf_first_.size(), node, returns_into, capture.truncated);
   }
-  resolve(capture);
-  const size_t n = leaf_first_.size();
-  auto managed_from = [&](size_t from) {
-    while (from < n && leaf_first_[from].native) ++from;
-    return from;
-  };
-  size_t above = n;  // frames above the innermost hooked one
-  if (hooked_frame) {
-    for (size_t i = 0; i < n; ++i)
-      if (!leaf_first_[i].native && leaf_first_[i].id == node->function) {
-        above = i;
-        break;
-      }
-    if (above == n) {
-      // A frameless leaf, or one interrupted in its prologue, hides its caller from the frame-pointer chain: the
-      // hooked frame is that caller when the return address on top of the stack is in it, or when the managed
-      // frame after the leaf's is the hooked frame's own caller.
-      size_t leaf = managed_from(0), next = leaf < n ? managed_from(leaf + 1) : n;
-      bool returns_into_hooked = outside_elf_code(capture.word_at_sp) && function_at(capture.word_at_sp - 1) == node->function;
-      bool caller_follows = next < n && is_method(*node->parent) && leaf_first_[next].id == node->parent->function;
-      if (leaf < n && (returns_into_hooked || caller_follows)) {
-        above = leaf + 1;
-      } else {
+  switch (at.outcome) {
+    case Outcome::kOnHookedFrame: count_on_node(thread, node, tick); return;
+    case Outcome::kUnaligned:
+      if (hooked_frame) {
         count_on_node(thread, node, tick);
         ++tick.shadow_only_samples;
-        return;
+      } else {  // the unwind faulted
+        tick.count(SampleDrop::kNativeTopFault);
+        thread.last_signal_sample.reset();
       }
-    }
-  } else {
-    // No hooked frame: the whole managed stack, without the native start-up below its outermost managed frame.
-    while (above > 0 && leaf_first_[above - 1].native) --above;
-    if (above == 0) {  // native code only (a thread that has not run managed code, or left it for good)
+      return;
+    case Outcome::kNoManagedFrame:  // a thread that has not run managed code, or left it for good
       tick.count(SampleDrop::kNoFrames);
       thread.last_signal_sample = SampledThread::LastSignalSample{};
       return;
-    }
-    if (capture.truncated) {  // where the stack begins is unknown
+    case Outcome::kTruncated:
       tick.count(SampleDrop::kFramesTruncated);
       thread.last_signal_sample.reset();
       return;
-    }
+    case Outcome::kAboveHooked:
+    case Outcome::kNoHookedFrame: break;
   }
-  if (above == 0) {  // the hooked method itself was running
-    count_on_node(thread, node, tick);
-    return;
-  }
-  root_first_.assign(leaf_first_.rbegin() + ptrdiff_t(n - above), leaf_first_.rend());
+  const size_t n = leaf_first_.size();
+  root_first_.assign(leaf_first_.rbegin() + ptrdiff_t(n - at.above), leaf_first_.rend());
   SampledTree& tree = hooked_frame ? above_[node] : thread.tree;
   uint32_t leaf = tree.add(root_first_.data(), root_first_.size());
   ++tick.samples;

@@ -1,0 +1,36 @@
+// Where a stack taken by signal meets the shadow stack read at the same instant (focused shadow mode): how many of
+// its frames, counted from the leaf, lie above the innermost hooked frame. Pure: the sampler thread resolves the
+// frames first (sampler/signal_sampling.h).
+#pragma once
+
+#include <cstddef>
+
+#include "clr/corprof.h"
+#include "hooks/call_node.h"
+#include "snapshot/sampled_tree.h"
+
+namespace umbra {
+
+struct SignalStackAlignment {
+  enum class Outcome {
+    kOnHookedFrame,   // the hooked method itself was running: a sample on its node
+    kAboveHooked,     // `above` frames above the innermost hooked frame
+    kNoHookedFrame,   // no hooked frame on the stack: `above` frames, from the outermost managed one up
+    kUnaligned,       // the hooked frame is not in the stack: a sample on its node alone
+    kNoManagedFrame,  // no hooked frame and no managed one
+    kTruncated,       // no hooked frame, and the stack was longer than the capture
+  };
+  Outcome outcome;
+  size_t above = 0;
+};
+
+// `leaf_first`: the stack's frames, JIT-compiled ones as their methods. `node`: the shadow's current node (nullptr
+// or the root: no hooked frame). `returns_into`: the method the word on top of the stack returns into, if any
+// (a frameless leaf's caller, which the frame-pointer chain skips).
+SignalStackAlignment align_with_shadow(const SampleFrame* leaf_first, size_t count, const CallNode* node,
+                                       clr::FunctionID returns_into, bool truncated);
+
+// A node for a method (not a root, nor a marker of the tree's limits).
+bool is_method_node(const CallNode& node);
+
+}  // namespace umbra
