@@ -55,15 +55,15 @@ void add_hook_stats(ReportStats& stats, const ShadowPool& pool) {
   stats.tree = tree;
 }
 
-// `focused`: shadow mode with hooks only where the patterns point (its samples are stacks taken by signal).
-ReportStats::Sampler sampler_stats(const SamplerStats& s, const Config& config, bool focused,
+// `by_signal`: shadow mode whose samples are stacks taken by signal (signal_sampling.h).
+ReportStats::Sampler sampler_stats(const SamplerStats& s, const Config& config, bool by_signal,
                                    uint64_t abandoned_captures) {
   ReportStats::Sampler sampler;
   sampler.interval_ms = config.interval_ms;
   sampler.ticks = s.ticks;
   sampler.samples = s.samples;
-  if (config.mode == Mode::kSampled || focused) sampler.unchanged_samples = s.unchanged_samples;
-  if (focused) {
+  if (config.mode == Mode::kSampled || by_signal) sampler.unchanged_samples = s.unchanged_samples;
+  if (by_signal) {
     sampler.above_hooks_samples = s.above_hooks_samples;
     sampler.shadow_only_samples = s.shadow_only_samples;
   }
@@ -75,7 +75,7 @@ ReportStats::Sampler sampler_stats(const SamplerStats& s, const Config& config, 
   sampler.tick_ns_max = s.tick_ns_max;
   sampler.cpu_ns_per_tick = mean(s.cpu_ns_total, s.ticks);
   sampler.snapshot_ns_mean = mean(s.snapshot_ns_total, s.snapshot_ticks);
-  if (config.mode == Mode::kShadow && !focused) sampler.shadow_sample_ns_mean = mean(s.shadow_sample_ns_total, s.ticks);
+  if (config.mode == Mode::kShadow) sampler.shadow_sample_ns_mean = mean(s.shadow_sample_ns_total, s.ticks);
   sampler.native_tops = s.native_tops;
   sampler.abandoned_captures = abandoned_captures;
   sampler.drops = named_counts(kSampleDropNames, s.drops);
@@ -123,7 +123,7 @@ ReportStats Session::report_stats(const char* trigger, size_t threads_reported) 
     }
     add_hook_stats(stats, pool_);
   }
-  stats.sampler = sampler_stats(sampler_->stats(), config_, hook_selection_ != nullptr, threads_.abandoned_captures());
+  stats.sampler = sampler_stats(sampler_->stats(), config_, sampler_->stacks_by_signal(), threads_.abandoned_captures());
   if (shadow) stats.reconcile = reconcile_stats(sampler_->reconcile_counts());
   stats.threads_created = threads_.threads_created();
   stats.threads_destroyed = threads_.threads_destroyed();

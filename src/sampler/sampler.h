@@ -62,6 +62,8 @@ class Sampler {
   // A copy, under tree_mutex(): a provisional report is written while the sampler runs on.
   SpliceMap splices();
   // Focused shadow mode's frames above hooked nodes (nullptr otherwise); read under tree_mutex().
+  // Shadow mode: samples are stacks taken by signal (a real-time signal was free).
+  bool stacks_by_signal() const { return signal_sampling_.has_value(); }
   const AboveHooks* above_hooks() const { return signal_sampling_ ? &signal_sampling_->above() : nullptr; }
   // The first unexplained difference, both stacks side by side (empty if none).
   std::string first_unexplained();

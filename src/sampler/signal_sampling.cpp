@@ -40,7 +40,7 @@ void SignalSampling::capture(uint64_t tick_index, uint32_t interval_ms) {
   });
   std::sort(shadows_by_id_.begin(), shadows_by_id_.end());
   process_code_ranges().refresh();  // for the handler's and the resolution's code/JIT-code test
-  asked_.assign(targets_.size(), false);
+  asked_.assign(targets_.size(), Asked::kNotAsked);
   begin_native_capture_round();
   bool any = false;
   for (size_t i = 0; i < targets_.size(); ++i) {
@@ -50,7 +50,10 @@ void SignalSampling::capture(uint64_t tick_index, uint32_t interval_ms) {
     // A thread that has used no CPU time since it answered last has the same stack: its sample counts again.
     if (t.last_signal_sample) {
       auto cpu = thread_cpu_ns(tid);
-      if (cpu && *cpu == t.last_signal_sample->cpu_ns) continue;
+      if (cpu && *cpu == t.last_signal_sample->cpu_ns) {
+        asked_[i] = Asked::kUnchanged;
+        continue;
+      }
     }
     // An answer that came after its tick's wait is discarded; a thread still answering is left alone.
     uint32_t done = NativeCapture::kDone;
@@ -59,14 +62,16 @@ void SignalSampling::capture(uint64_t tick_index, uint32_t interval_ms) {
     t.capture.tick = tick_index;
     t.capture.through_managed = true;
     t.capture.shadow = shadow_of(t.thread_id);
-    asked_[i] = request_native_capture(tid, t.capture);
-    any |= asked_[i];
+    if (request_native_capture(tid, t.capture)) {
+      asked_[i] = Asked::kAsked;
+      any = true;
+    }
   }
   if (!any) return;
   wait_for_native_captures(
       [&] {
         for (size_t i = 0; i < targets_.size(); ++i) {
-          if (!asked_[i]) continue;
+          if (asked_[i] != Asked::kAsked) continue;
           uint32_t s = targets_[i]->capture.state.load(std::memory_order_acquire);
           if (s == NativeCapture::kRequested || s == NativeCapture::kCapturing) return true;
         }
@@ -75,41 +80,48 @@ void SignalSampling::capture(uint64_t tick_index, uint32_t interval_ms) {
       std::chrono::steady_clock::now() + answer_wait(interval_ms));
 }
 
+// The shadow stack alone gives a sample: a thread that could not be asked, did not answer in time, or is not yet
+// known to the sampler (the main thread until a snapshot meets it). Threads without a hooked frame have none.
+void SignalSampling::count_on_shadow(SampledThread* thread, const ThreadShadow* shadow, SamplerStats& tick) {
+  CallNode* node = shadow ? shadow->current_node() : nullptr;
+  if (node == nullptr || !is_method_node(*node)) return;
+  node->self_samples.store(node->self_samples.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  ++tick.samples;
+  ++tick.shadow_only_samples;
+  if (thread) thread->last_signal_sample.reset();  // asked again at the next tick
+}
+
 void SignalSampling::attribute(SamplerStats& tick) {
+  covered_.clear();
   for (size_t i = 0; i < targets_.size(); ++i) {
     SampledThread& t = *targets_[i];
     ThreadShadow* shadow = shadow_of(t.thread_id);
-    if (!asked_[i]) {
-      if (t.last_signal_sample && !t.dying.load(std::memory_order_acquire) &&
-          t.capture.state.load(std::memory_order_acquire) == NativeCapture::kIdle) {
-        const SampledThread::LastSignalSample& last = *t.last_signal_sample;
-        if (last.tree == nullptr && last.node == nullptr) {
-          tick.count(SampleDrop::kNoFrames);
-          continue;
-        }
-        if (last.tree) last.tree->add_again(last.leaf);
-        else last.node->self_samples.store(last.node->self_samples.load(std::memory_order_relaxed) + 1,
-                                           std::memory_order_relaxed);
-        ++tick.samples;
-        ++tick.unchanged_samples;
-        if (last.above_hooks) ++tick.above_hooks_samples;
+    if (shadow) covered_.push_back(shadow);
+    if (asked_[i] == Asked::kNotAsked) {
+      if (!t.dying.load(std::memory_order_acquire)) count_on_shadow(&t, shadow, tick);
+      continue;
+    }
+    if (asked_[i] == Asked::kUnchanged) {
+      const SampledThread::LastSignalSample& last = *t.last_signal_sample;
+      if (last.tree == nullptr && last.node == nullptr) {
+        tick.count(SampleDrop::kNoFrames);
+        continue;
       }
+      if (last.tree) last.tree->add_again(last.leaf);
+      else last.node->self_samples.store(last.node->self_samples.load(std::memory_order_relaxed) + 1,
+                                         std::memory_order_relaxed);
+      ++tick.samples;
+      ++tick.unchanged_samples;
+      if (last.above_hooks) ++tick.above_hooks_samples;
       continue;
     }
     NativeCapture& capture = t.capture;
     uint32_t state = capture.state.load(std::memory_order_acquire);
     if (state != NativeCapture::kDone) {
-      // Not scheduled in time: the shadow stack alone gives this tick's sample. The capture is withdrawn, or left
-      // to finish and be discarded at the next tick's request.
+      // Not scheduled in time. The capture is withdrawn, or left to finish and be discarded at the next tick.
       cancel_native_capture(capture);
-      CallNode* node = shadow ? shadow->current_node() : nullptr;
-      if (node && is_method_node(*node)) {
-        count_on_node(t, node, tick);
-        t.last_signal_sample.reset();  // asked again at the next tick
-        ++tick.shadow_only_samples;
-      } else {
-        tick.count(SampleDrop::kNativeTopTimeout);
-      }
+      if (shadow && is_method_node(*shadow->current_node())) count_on_shadow(&t, shadow, tick);
+      else tick.count(SampleDrop::kNativeTopTimeout);
       continue;
     }
     attribute_stack(t, tick);
@@ -118,6 +130,9 @@ void SignalSampling::attribute(SamplerStats& tick) {
     else t.last_signal_sample.reset();
     capture.state.store(NativeCapture::kIdle, std::memory_order_release);
   }
+  std::sort(covered_.begin(), covered_.end());
+  for (const auto& [id, shadow] : shadows_by_id_)
+    if (!std::binary_search(covered_.begin(), covered_.end(), shadow)) count_on_shadow(nullptr, shadow, tick);
 }
 
 void SignalSampling::count_on_node(SampledThread& thread, CallNode* node, SamplerStats& tick) {

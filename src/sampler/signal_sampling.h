@@ -45,12 +45,15 @@ class SignalSampling {
   clr::FunctionID function_at(uintptr_t ip);
   ThreadShadow* shadow_of(clr::ThreadID id) const;
   void count_on_node(SampledThread& thread, CallNode* node, SamplerStats& tick);
+  void count_on_shadow(SampledThread* thread, const ThreadShadow* shadow, SamplerStats& tick);
 
   clr::ICorProfilerInfo10& info_;
   ThreadRegistry& threads_;
   const ShadowPool& shadows_;
   std::vector<std::shared_ptr<SampledThread>> targets_;
-  std::vector<bool> asked_;  // per target: signalled in this tick
+  enum class Asked : uint8_t { kNotAsked, kUnchanged, kAsked };
+  std::vector<Asked> asked_;                   // per target, this tick
+  std::vector<const ThreadShadow*> covered_;   // shadows of this tick's targets
   std::vector<std::pair<clr::ThreadID, ThreadShadow*>> shadows_by_id_;
   std::unordered_map<uintptr_t, clr::FunctionID> functions_by_ip_;  // 0: not a method (a stub)
   std::vector<SampleFrame> leaf_first_;  // one stack, resolved
