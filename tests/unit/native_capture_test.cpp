@@ -14,6 +14,7 @@
 #include <memory>
 #include <thread>
 
+#include "snapshot/code_ranges.h"
 #include "snapshot/native_capture.h"
 #include "snapshot/native_symbols.h"
 
@@ -23,6 +24,13 @@ extern "C" __attribute__((noinline, visibility("default"))) void umbra_test_nati
   while (!stop->load(std::memory_order_relaxed)) {
     asm volatile("" ::: "memory");
   }
+}
+
+// Calls `code` (which calls umbra_test_native_busy) and returns: a native frame below code outside any ELF object.
+extern "C" __attribute__((noinline, visibility("default"))) void umbra_test_call_through(void (*code)(std::atomic<bool>*),
+                                                                                      std::atomic<bool>* stop) {
+  code(stop);
+  asm volatile("" ::: "memory");  // not a tail call
 }
 
 namespace umbra {
@@ -245,6 +253,61 @@ TEST(NativeCaptureSignal, AFaultInTheUnwinderEndsTheCaptureNotTheProgram) {
   munmap(page, 4096);
 }
 #endif
+
+// Code outside every ELF object, with an RBP frame and no unwind information, as the JIT writes it: push rbp;
+// mov rbp, rsp; mov rax, target; call rax; pop rbp; ret.
+struct JitLikeCode {
+  explicit JitLikeCode(void (*target)(std::atomic<bool>*)) {
+    memory = mmap(nullptr, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    uint8_t code[] = {0x55, 0x48, 0x89, 0xE5, 0x48, 0xB8, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xD0, 0x5D, 0xC3};
+    std::memcpy(code + 6, &target, sizeof target);
+    std::memcpy(memory, code, sizeof code);
+  }
+  ~JitLikeCode() { munmap(memory, 4096); }
+  void (*entry() const)(std::atomic<bool>*) { return reinterpret_cast<void (*)(std::atomic<bool>*)>(memory); }
+  bool contains(uintptr_t ip) const { return ip > uintptr_t(memory) && ip < uintptr_t(memory) + 4096; }
+  void* memory;
+};
+
+// The whole stack, asked for by focused shadow mode: the native top with libunwind, the JIT-like frame by its frame
+// pointer, then libunwind again through the native frames below it, down to the thread's start.
+TEST(NativeCapture, TheWholeStackGoesThroughCodeWithoutUnwindInformation) {
+  ASSERT_NE(install_native_capture_handler(), 0);
+  JitLikeCode jit(umbra_test_native_busy);
+  ASSERT_NE(jit.memory, MAP_FAILED);
+  process_code_ranges().refresh();
+  ASSERT_TRUE(outside_elf_code(uintptr_t(jit.memory) + 1));
+  std::atomic<bool> stop{false};
+  std::atomic<pid_t> tid{0};
+  std::thread busy([&] {
+    tid = pid_t(syscall(SYS_gettid));
+    umbra_test_call_through(jit.entry(), &stop);
+  });
+  ASSERT_TRUE(wait_for([&] { return tid.load() != 0; }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));  // inside the busy loop by now
+  auto capture = std::make_unique<NativeCapture>();
+  capture->through_managed = true;
+  ASSERT_TRUE(request_native_capture(tid, *capture));
+  ASSERT_TRUE(wait_for([&] { return capture->state.load() == NativeCapture::kDone; }));
+  stop = true;
+  busy.join();
+  ASSERT_FALSE(capture->faulted);
+  NativeSymbols symbols;
+  int busy_at = -1, jit_at = -1, caller_at = -1, start_at = -1;
+  for (uint32_t i = 0; i < capture->count; ++i) {
+    std::string name = symbols.lookup(capture->frames[i]).name;
+    if (busy_at < 0 && name == "umbra_test_native_busy") busy_at = int(i);
+    if (jit_at < 0 && jit.contains(capture->frames[i])) jit_at = int(i);
+    if (caller_at < 0 && name == "umbra_test_call_through") caller_at = int(i);
+    if (name == "start_thread" || name == "clone3" || name == "clone") start_at = int(i);
+  }
+  EXPECT_GE(busy_at, 0);
+  EXPECT_EQ(jit_at, busy_at + 1);
+  EXPECT_EQ(caller_at, jit_at + 1);
+  EXPECT_GT(start_at, caller_at);
+  EXPECT_TRUE(jit.contains(capture->stop_ip));
+  EXPECT_NE(capture->word_at_sp, 0u);
+}
 
 }  // namespace
 }  // namespace umbra
