@@ -132,23 +132,24 @@ TEST(PprofWriter, NativeFramesLieInAMappingOfTheirModule) {
 
 // Written in full, a chain D deep costs O(D^2); bounded as collapsed stacks are, totals unchanged.
 TEST(PprofWriter, ADeepChainIsCutNotSquared) {
+  std::string pprof;
+  StackCuts cuts;
   run_on_large_stack([&] {
     Report r = testing::deep_chain(testing::kDeepChain);
-    StackCuts cuts;
-    std::string pprof = report_to_pprof(r, &cuts);
-    r.threads.clear();
-    DecodedProfile p = decode_profile(pprof);
-    ASSERT_EQ(p.samples.size(), 1025u);  // the first 1024 levels, then one sample for the rest
-    uint64_t total = 0;
-    for (const auto& s : p.samples) total += s.values.at(0);
-    EXPECT_EQ(total, uint64_t(testing::kDeepChain));
-    const auto& last = p.samples.back();
-    ASSERT_EQ(last.location_ids.size(), 1025u);
-    EXPECT_EQ(p.stack(last).back(), testing::kDeeperMarker);
-    EXPECT_EQ(last.values.at(0), uint64_t(testing::kDeepChain - 1024));
-    EXPECT_EQ(cuts.merged, uint64_t(testing::kDeepChain - 1024));
-    EXPECT_EQ(p.functions.size(), 2u);  // F and the marker
+    pprof = report_to_pprof(r, &cuts);
+    r.threads.clear();  // destroyed here: destruction recurses as deep as the tree
   });
+  DecodedProfile p = decode_profile(pprof);
+  ASSERT_EQ(p.samples.size(), 1025u);  // the first 1024 levels, then one sample for the rest
+  uint64_t total = 0;
+  for (const auto& s : p.samples) total += s.values.at(0);
+  EXPECT_EQ(total, uint64_t(testing::kDeepChain));
+  const auto& last = p.samples.back();
+  ASSERT_EQ(last.location_ids.size(), 1025u);
+  EXPECT_EQ(p.stack(last).back(), testing::kDeeperMarker);
+  EXPECT_EQ(last.values.at(0), uint64_t(testing::kDeepChain - 1024));
+  EXPECT_EQ(cuts.merged, uint64_t(testing::kDeepChain - 1024));
+  EXPECT_EQ(p.functions.size(), 2u);  // F and the marker
 }
 
 TEST(PprofWriter, SamplesPastTheByteBoundAreLeftOutAndCounted) {
