@@ -216,8 +216,12 @@ TEST_F(Pprof, SampledTotalsAgreeAndNativeFramesLieUnderTheirModule) {
   EXPECT_NE(raw_text.find("PeriodType: wall nanoseconds\nPeriod: 10000000\n"), std::string::npos) << raw_text;
 }
 
+// The launcher's closing line lists the reports it found beside the prefix.
 TEST_F(Pprof, TheLauncherListsTheFile) {
-  EXPECT_NE(shadow_err_->find(path("shadow.pb.gz")), std::string::npos) << *shadow_err_;
+  size_t listing = shadow_err_->find("umbra: report of pid ");
+  ASSERT_NE(listing, std::string::npos) << *shadow_err_;
+  std::string line = shadow_err_->substr(listing, shadow_err_->find('\n', listing) - listing);
+  EXPECT_NE(line.find(path("shadow.pb.gz")), std::string::npos) << line;
 }
 
 // `umbra report` converts a saved JSON report to pprof: the same file, byte for byte, as the profiler wrote.
