@@ -39,6 +39,16 @@ TEST(OutputFiles, SaysWhatADeepReportLeftOut) {
   });
 }
 
+// The launcher lists report files by these (tools/launcher/report_files.cpp); pprof's tools expect .pb.gz.
+TEST(OutputFiles, EachFormatHasItsExtension) {
+  EXPECT_EQ(format_extension("json"), ".json");
+  EXPECT_EQ(format_extension("text"), ".txt");
+  EXPECT_EQ(format_extension("collapsed"), ".collapsed");
+  EXPECT_EQ(format_extension("speedscope"), ".speedscope.json");
+  EXPECT_EQ(format_extension("html"), ".html");
+  EXPECT_EQ(format_extension("pprof"), ".pb.gz");
+}
+
 TEST(OutputFiles, AnOrdinaryReportWarnsOfNothing) {
   Written w = write_all(testing::known_report(), {"json", "text", "collapsed", "speedscope", "html", "pprof"});
   EXPECT_EQ(w.paths.size(), 6u);
