@@ -227,6 +227,12 @@ class PprofWriter {
   // Functions, locations and mappings of the frames the samples used, then the strings they all refer to.
   void tables() {
     std::unordered_map<std::string_view, uint64_t> mapping_ids;  // native module -> mapping id
+    // pprof names the profile after its first mapping that is not a shared library ("File: App.dll"): the program
+    // is mapping 1, also where its executable has native frames of its own.
+    if (!report_.program.empty()) {
+      mapping_ids.emplace(report_.program, 1);
+      mapping_message(1, report_.program);
+    }
     std::string message, line;
     const auto& frames = frames_.frames();
     for (size_t i = 0; i < frames.size(); ++i) {
@@ -255,8 +261,8 @@ class PprofWriter {
     strings_.append_to(pending_);
   }
 
-  // A native module's mapping. Its addresses are unknown (frames are merged by function), and its functions are
-  // named: pprof must not look for the file to name them again.
+  // A module's mapping. Its addresses are unknown (frames are merged by function), and its functions are named:
+  // pprof must not look for the file to name them again.
   void mapping_message(uint64_t id, std::string_view module) {
     std::string message;
     append_varint_field(message, MappingField::kId, id);

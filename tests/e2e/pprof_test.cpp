@@ -156,6 +156,8 @@ TEST_F(Pprof, TopGivesExactCallCounts) {
   EXPECT_EQ(top_flat(top, P + "Leaf"), 1000) << top;
   EXPECT_EQ(top_flat(top, P + "Fib"), 21891) << top;  // Fib(20)'s calls
   EXPECT_EQ(top_flat(top, P + "ShortLivedBody"), 500) << top;
+  // pprof names the profile after the program.
+  EXPECT_EQ(top.rfind("File: KnownCounts.dll\n", 0), 0u) << top.substr(0, 200);
 }
 
 // -traces: every sample's stack, leaf first, with its thread's labels. Worker-2's 200 calls of Work sit under

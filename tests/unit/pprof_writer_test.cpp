@@ -130,6 +130,24 @@ TEST(PprofWriter, NativeFramesLieInAMappingOfTheirModule) {
   EXPECT_EQ(function.filename, "");
 }
 
+// pprof names a profile after its first mapping that is not a shared library: the program's, mapping 1, where the
+// program's own native frames lie too (an app host's executable).
+TEST(PprofWriter, TheProgramIsTheFirstMapping) {
+  Report r = testing::known_named_report();
+  ReportNode native;
+  native.frame = intern_frame("corehost_main", "MSBuild.dll", "native");
+  native.self_samples = native.samples = 1;
+  r.threads[0].roots[0].children.push_back(native);
+  DecodedProfile p = decode_profile(report_to_pprof(r));
+  ASSERT_EQ(p.mappings.size(), 1u);
+  EXPECT_EQ(p.mappings.at(1).filename, "MSBuild.dll");
+  EXPECT_TRUE(p.mappings.at(1).has_functions);
+  const auto& sample = sample_at(p, {"App.Program.Main", "corehost_main"});
+  EXPECT_EQ(p.locations.at(sample.location_ids[0]).mapping_id, 1u);
+  EXPECT_EQ(p.locations.at(sample.location_ids[1]).mapping_id, 0u);  // managed
+  EXPECT_EQ(p.comments, Strings{"umbra 0.1.0 shadow profile of pid 42 (MSBuild.dll)"});
+}
+
 // Written in full, a chain D deep costs O(D^2); bounded as collapsed stacks are, totals unchanged.
 TEST(PprofWriter, ADeepChainIsCutNotSquared) {
   std::string pprof;
