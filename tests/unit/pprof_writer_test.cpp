@@ -134,18 +134,28 @@ TEST(PprofWriter, NativeFramesLieInAMappingOfTheirModule) {
 // program's own native frames lie too (an app host's executable).
 TEST(PprofWriter, TheProgramIsTheFirstMapping) {
   Report r = testing::known_named_report();
-  ReportNode native;
-  native.frame = intern_frame("corehost_main", "MSBuild.dll", "native");
-  native.self_samples = native.samples = 1;
-  r.threads[0].roots[0].children.push_back(native);
+  DecodedProfile managed_only = decode_profile(report_to_pprof(r));
+  ASSERT_EQ(managed_only.mappings.size(), 1u);
+  EXPECT_EQ(managed_only.mappings.at(1).filename, "MSBuild.dll");
+  EXPECT_TRUE(managed_only.mappings.at(1).has_functions);
+  EXPECT_EQ(managed_only.comments, Strings{"umbra 0.1.0 shadow profile of pid 42 (MSBuild.dll)"});
+
+  // A library's frame met first, then one of the program's own.
+  auto native = [](const char* name, const char* module) {
+    ReportNode n;
+    n.frame = intern_frame(name, module, "native");
+    n.self_samples = n.samples = 1;
+    return n;
+  };
+  r.threads[0].roots[0].children.insert(r.threads[0].roots[0].children.begin(), native("memcpy", "libc.so.6"));
+  r.threads[0].roots[0].children.push_back(native("corehost_main", "MSBuild.dll"));
   DecodedProfile p = decode_profile(report_to_pprof(r));
-  ASSERT_EQ(p.mappings.size(), 1u);
+  ASSERT_EQ(p.mappings.size(), 2u);
   EXPECT_EQ(p.mappings.at(1).filename, "MSBuild.dll");
-  EXPECT_TRUE(p.mappings.at(1).has_functions);
+  EXPECT_EQ(p.mappings.at(2).filename, "libc.so.6");
   const auto& sample = sample_at(p, {"App.Program.Main", "corehost_main"});
   EXPECT_EQ(p.locations.at(sample.location_ids[0]).mapping_id, 1u);
   EXPECT_EQ(p.locations.at(sample.location_ids[1]).mapping_id, 0u);  // managed
-  EXPECT_EQ(p.comments, Strings{"umbra 0.1.0 shadow profile of pid 42 (MSBuild.dll)"});
 }
 
 // Written in full, a chain D deep costs O(D^2); bounded as collapsed stacks are, totals unchanged.
