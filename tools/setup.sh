@@ -7,7 +7,8 @@ set -euo pipefail
 UMBRA_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 UMBRA_BUILD_DIR="${UMBRA_BUILD_DIR:-$UMBRA_ROOT/build}"
 UMBRA_PACKAGES=(cmake ninja-build g++ pkg-config libunwind-dev libboost-dev libspdlog-dev libgtest-dev libbenchmark-dev
-  rapidjson-dev libelf-dev libdw-dev  # elfutils: native frames named from full symbol tables and debug files
+  rapidjson-dev zlib1g-dev            # zlib: gzip for pprof files
+  libelf-dev libdw-dev                # elfutils: native frames named from full symbol tables and debug files
   libc6-dbg                           # libc's debug file, which a native symbol test names libc's own functions from
   clang-14 libclang-rt-14-dev)        # libFuzzer, for tests/fuzz
 
@@ -52,6 +53,20 @@ umbra_install_browser() {
   else
     echo "umbra: chromium is needed for the tests; run:" >&2
     echo "  sudo apt-get install -y chromium" >&2
+    exit 1
+  fi
+}
+
+# The tests read pprof files with pprof itself (`go tool pprof`, from Debian's Go).
+umbra_install_go() {
+  if command -v go >/dev/null 2>&1; then return 0; fi
+  if [ "$(id -u)" -eq 0 ]; then
+    echo "umbra: installing golang-go (for pprof, which the pprof tests read their files with)"
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends golang-go >/dev/null
+  else
+    echo "umbra: go is needed for the tests (go tool pprof); run:" >&2
+    echo "  sudo apt-get install -y golang-go" >&2
     exit 1
   fi
 }

@@ -6,6 +6,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1
 umbra_install_node
 umbra_install_browser
+umbra_install_go
 umbra_setup -DUMBRA_BUILD_TESTS=ON -DUMBRA_SANITIZER_TESTS=ON
 cd "$UMBRA_BUILD_DIR"
 ctest -j "$(nproc)" --output-on-failure "$@"

@@ -9,7 +9,7 @@
 namespace umbra {
 namespace {
 
-constexpr const char* kFormats[] = {"json", "text", "collapsed", "speedscope", "html"};
+constexpr const char* kFormats[] = {"json", "text", "collapsed", "speedscope", "html", "pprof"};
 
 }  // namespace
 

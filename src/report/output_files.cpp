@@ -6,6 +6,7 @@
 
 #include "report/json_writer.h"
 #include "report/html_writer.h"
+#include "report/pprof_writer.h"
 #include "report/speedscope_writer.h"
 #include "report/text_writer.h"
 #include "util/private_files.h"
@@ -39,6 +40,7 @@ class Fallback {
 std::string format_extension(const std::string& format) {
   if (format == "text") return ".txt";
   if (format == "speedscope") return ".speedscope.json";
+  if (format == "pprof") return ".pb.gz";
   return "." + format;
 }
 
@@ -57,6 +59,11 @@ std::string render_format(const Report& report, const std::string& format, const
   if (format == "speedscope") {
     std::string title = "umbra " + report.mode + " profile of pid " + std::to_string(report.pid);
     std::string content = report_to_speedscope(report, title, &cuts);
+    if (cut) *cut = describe_cuts(format, StackLimits{}, cuts);
+    return content;
+  }
+  if (format == "pprof") {
+    std::string content = report_to_pprof(report, &cuts);
     if (cut) *cut = describe_cuts(format, StackLimits{}, cuts);
     return content;
   }

@@ -15,7 +15,7 @@ namespace umbra {
 
 struct OutputRequest {
   std::string prefix;
-  std::vector<std::string> formats;  // "json", "text", "collapsed", "speedscope", "html"
+  std::vector<std::string> formats;  // "json", "text", "collapsed", "speedscope", "html", "pprof"
   double min_percent = 0.5;
   int64_t pid = 0;
   CollapsedOptions collapsed;
@@ -31,7 +31,7 @@ std::string render_format(const Report& report, const std::string& format, const
 std::vector<std::string> write_report_files(const Report& report, const OutputRequest& request,
                                             const std::function<void(const std::string&)>& warn);
 
-// The file extension of a format: json -> ".json", text -> ".txt".
+// The file extension of a format: json -> ".json", text -> ".txt", pprof -> ".pb.gz".
 std::string format_extension(const std::string& format);
 
 }  // namespace umbra

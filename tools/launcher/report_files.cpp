@@ -9,7 +9,7 @@
 namespace {
 
 // Extensions of every format umbra writes (report/output_files.cpp: format_extension).
-const char* const kExtensions[] = {".json", ".txt", ".collapsed", ".speedscope.json", ".html"};
+const char* const kExtensions[] = {".json", ".txt", ".collapsed", ".speedscope.json", ".html", ".pb.gz"};
 
 bool is_report_extension(const std::string& rest) {
   for (const char* ext : kExtensions)
