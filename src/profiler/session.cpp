@@ -162,6 +162,7 @@ Report Session::build_report(const char* trigger) {
   report.command_line = process_.command_line;
   report.runtime = runtime_version_;
   report.umbra_version = umbra_version();
+  report.runtime_frames = config_.runtime_frames;
   report.duration_ns = monotonic_ns() - clock_.start_ns();
   if (config_.mode == Mode::kSampled) add_sampled_threads(report);
   else add_shadow_threads(report);

@@ -109,6 +109,8 @@ std::string report_to_json(const Report& report) {
   append_json_string(out, report.runtime);
   out += ",\"umbra_version\":";
   append_optional_string(out, report.umbra_version);
+  out += ",\"runtime_frames\":";
+  append_json_string(out, runtime_frames_name(report.runtime_frames));
   out += ",\"duration_ns\":";
   append_uint(out, report.duration_ns);
   out += ",\n\"node_fields\":[";

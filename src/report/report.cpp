@@ -13,6 +13,14 @@ uint64_t sum_calls(const ReportNode& node) {
 
 }  // namespace
 
+const char* runtime_frames_name(RuntimeFrames frames) { return frames == RuntimeFrames::kKeep ? "keep" : "fold"; }
+
+std::optional<RuntimeFrames> runtime_frames_named(std::string_view name) {
+  if (name == "fold") return RuntimeFrames::kFold;
+  if (name == "keep") return RuntimeFrames::kKeep;
+  return std::nullopt;
+}
+
 uint64_t thread_total_ns(const ReportThread& thread) {
   uint64_t total = 0;
   for (const auto& root : thread.roots) total += root.total_ns.value_or(0);

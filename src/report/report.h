@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "report/report_frame.h"
@@ -23,6 +24,13 @@ inline constexpr const char* kReportSchemaV1 = "umbra-report/1";
 inline constexpr std::array<const char*, 8> kNodeFields = {"frame",        "children", "calls",   "samples",
                                                            "self_samples", "total_ns", "self_ns", "tail_entries"};
 
+// How the formats people read (text, collapsed, speedscope, HTML) show the runtime's own native frames: folded,
+// a run of them as one frame (report/runtime_folding.h), or kept, every one. The JSON report keeps every frame
+// either way and says which the run's other files showed, so that `umbra report` shows the same by default.
+enum class RuntimeFrames { kFold, kKeep };
+const char* runtime_frames_name(RuntimeFrames frames);  // "fold", "keep"
+std::optional<RuntimeFrames> runtime_frames_named(std::string_view name);
+
 struct ReportNode {
   const ReportFrame* frame = unnamed_frame();
   std::optional<uint64_t> calls;
@@ -30,6 +38,9 @@ struct ReportNode {
   std::optional<uint64_t> self_ns;
   uint64_t samples = 0;
   uint64_t self_samples = 0;
+  // Of those, the samples taken while the thread was on a CPU (running or ready to run), not waiting.
+  uint64_t cpu_samples = 0;
+  uint64_t self_cpu_samples = 0;
   uint64_t tail_entries = 0;
   std::vector<ReportNode> children;
 
@@ -58,6 +69,7 @@ struct Report {
   std::vector<std::string> command_line;
   std::string runtime;
   std::string umbra_version;  // the umbra that profiled the program; empty where the report does not say
+  RuntimeFrames runtime_frames = RuntimeFrames::kFold;
   uint64_t duration_ns = 0;
   std::vector<ReportThread> threads;
   ReportStats stats;

@@ -252,6 +252,8 @@ Report report_from_json(const JsonValue& doc) {
   if (const JsonValue* runtime = doc.find("runtime"); runtime && runtime->is_string()) r.runtime = runtime->as_string();
   if (const JsonValue* version = doc.find("umbra_version"); version && version->is_string())
     r.umbra_version = version->as_string();
+  if (const JsonValue* frames_shown = doc.find("runtime_frames"); frames_shown && frames_shown->is_string())
+    r.runtime_frames = runtime_frames_named(frames_shown->as_string()).value_or(RuntimeFrames::kFold);
   if (const JsonValue* program = doc.find("program"); program && program->is_string()) r.program = program->as_string();
   r.command_line = command_line_from(doc);
   r.duration_ns = optional_count(doc, "duration_ns", document).value_or(0);

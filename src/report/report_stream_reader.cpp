@@ -27,8 +27,8 @@ constexpr size_t kMaxNesting = 1 + kMaxStatsDepth;
 constexpr size_t kMinNodeBytes = 2 * kNodeFields.size();
 
 // The members read, of the document and of a thread; the others are skipped. Each may appear once.
-enum class Member { kOther, kSchema, kMode, kPid, kProgram, kCommandLine, kRuntime, kUmbraVersion, kDurationNs,
-                    kNodeFields, kFrames, kThreads, kStats,
+enum class Member { kOther, kSchema, kMode, kPid, kProgram, kCommandLine, kRuntime, kUmbraVersion, kRuntimeFrames,
+                    kDurationNs, kNodeFields, kFrames, kThreads, kStats,
                     kOsTid, kManagedId, kName, kExited, kManagedSamples, kNativeSamples, kNodes };
 
 struct MemberName {
@@ -38,7 +38,8 @@ struct MemberName {
 constexpr MemberName kDocumentMembers[] = {
     {"schema", Member::kSchema},  {"mode", Member::kMode},     {"pid", Member::kPid},
     {"program", Member::kProgram}, {"command_line", Member::kCommandLine}, {"runtime", Member::kRuntime},
-    {"umbra_version", Member::kUmbraVersion}, {"duration_ns", Member::kDurationNs},
+    {"umbra_version", Member::kUmbraVersion}, {"runtime_frames", Member::kRuntimeFrames},
+    {"duration_ns", Member::kDurationNs},
     {"node_fields", Member::kNodeFields},
     {"frames", Member::kFrames},  {"threads", Member::kThreads}, {"stats", Member::kStats}};
 constexpr MemberName kThreadMembers[] = {
@@ -251,6 +252,9 @@ class StreamHandler {
       case Member::kProgram:
         if (v.is_string()) report_.program = v.as_string();
         return true;
+      case Member::kRuntimeFrames:
+        if (v.is_string()) report_.runtime_frames = runtime_frames_named(v.as_string()).value_or(RuntimeFrames::kFold);
+        return true;
       case Member::kDurationNs: {
         std::optional<uint64_t> ns;
         if (!read_count(v, ns)) return false;
@@ -279,7 +283,8 @@ class StreamHandler {
         return enter(In::kStats);
       default:
         return skip_unless(member_ == Member::kPid || member_ == Member::kProgram || member_ == Member::kRuntime ||
-                           member_ == Member::kUmbraVersion || member_ == Member::kOther);
+                           member_ == Member::kUmbraVersion || member_ == Member::kRuntimeFrames ||
+                           member_ == Member::kOther);
     }
   }
 

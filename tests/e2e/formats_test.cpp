@@ -148,7 +148,8 @@ std::vector<TopRow> top_rows(const std::string& out) {
 }
 
 // --top N: N rows, the methods with the most self time (shadow) or self samples (sampled), summed over every node of
-// every thread, most first; the test sums them from the JSON itself.
+// every thread, most first; the test sums them from the JSON itself, which keeps the runtime's frames (so does --top
+// with --runtime-frames keep; by default it ranks them folded, as the text report shows them).
 TEST_F(Formats, TopRanksMethodsBySelfTimeOrSamples) {
   for (const char* mode : {"shadow", "sampled"}) {
     SCOPED_TRACE(mode);
@@ -169,7 +170,7 @@ TEST_F(Formats, TopRanksMethodsBySelfTimeOrSamples) {
 
     constexpr size_t kTop = 7;
     ProcessResult top = run_process({launcher_path(), "report", path(std::string(mode) + ".json"), "--top",
-                                     std::to_string(kTop)});
+                                     std::to_string(kTop), "--runtime-frames", "keep"});
     ASSERT_EQ(top.exit_code, 0) << top.err;
     std::vector<TopRow> rows = top_rows(top.out);
     ASSERT_EQ(rows.size(), kTop) << top.out;
@@ -190,9 +191,14 @@ TEST_F(Formats, TopRanksMethodsBySelfTimeOrSamples) {
     }
 
     // More rows asked than there are methods: every method, once.
-    ProcessResult all = run_process({launcher_path(), "report", path(std::string(mode) + ".json"), "--top", "1000000"});
+    ProcessResult all = run_process({launcher_path(), "report", path(std::string(mode) + ".json"), "--top", "1000000",
+                                     "--runtime-frames", "keep"});
     ASSERT_EQ(all.exit_code, 0) << all.err;
     EXPECT_EQ(top_rows(all.out).size(), key.size());
+    ProcessResult folded = run_process({launcher_path(), "report", path(std::string(mode) + ".json"), "--top", "1000000"});
+    ASSERT_EQ(folded.exit_code, 0) << folded.err;
+    for (const TopRow& row : top_rows(folded.out))
+      EXPECT_NE(row.method.rfind("libcoreclr.so+0x", 0), 0u) << "not folded: " << row.method;
   }
 }
 

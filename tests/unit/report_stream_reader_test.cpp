@@ -77,6 +77,7 @@ TEST(ReportStreamReader, ReadsASmallReportExactly) {
 
 TEST(ReportStreamReader, ReadsWhatTheWriterWrote) {
   Report original = testing::known_report();
+  original.runtime_frames = RuntimeFrames::kKeep;  // not the default: read, not assumed
   original.stats = testing::every_stat();
   std::optional<Report> back = read_streamed_report(report_to_json(original));
   ASSERT_TRUE(back.has_value());
