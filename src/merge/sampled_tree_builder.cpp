@@ -10,6 +10,7 @@ ReportNode convert(const SampledTree& tree, uint32_t index, FrameNamer& names) {
   ReportNode out;
   out.frame = names.of(node.frame);
   out.self_samples = node.self_samples;
+  out.self_cpu_samples = node.self_cpu_samples;
   SiblingMerger children(out.children);
   for (uint32_t child : node.children) children.add(convert(tree, child, names));
   return out;

@@ -81,9 +81,10 @@ std::optional<std::string> parse_args(const std::vector<std::string>& args, Repo
     } else if (a == "--collapsed-weight") {
       auto v = value();
       if (v == "samples") out.weight = CollapsedWeight::kSamples;
+      else if (v == "cpu_samples") out.weight = CollapsedWeight::kCpuSamples;
       else if (v == "self_ns") out.weight = CollapsedWeight::kSelfNs;
       else if (v == "calls") out.weight = CollapsedWeight::kCalls;
-      else return "--collapsed-weight '" + v.value_or("") + "' is not samples, self_ns or calls";
+      else return "--collapsed-weight '" + v.value_or("") + "' is not samples, cpu_samples, self_ns or calls";
     } else if (a == "--runtime-frames") {
       auto v = value();
       out.runtime_frames = v ? runtime_frames_named(*v) : std::nullopt;

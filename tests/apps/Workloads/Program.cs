@@ -7,6 +7,8 @@
 //                prints the sum of what Tiny returned, 1.5 N per thread for an even N
 //   soak S       S seconds of steady work (calls, allocations, async, a new thread each second);
 //                prints the process's RSS once a minute after a full GC
+//   cpuwait MS   the main thread computes in Crunch() for MS milliseconds while a thread named "waiter" is blocked
+//                in Monitor.Wait the whole time; prints "cpuwait done" once the waiter has been released
 using System;
 using System.Collections.Generic;
 using System.Diagnostics;
@@ -33,6 +35,7 @@ public static class Program
             case "threads": RunThreads(n); break;
             case "hot": RunHot(n); break;
             case "soak": RunSoak(n); break;
+            case "cpuwait": RunCpuWait(n); break;
             default: Console.Error.WriteLine($"unknown workload '{what}'"); return 2;
         }
         return 0;
@@ -179,6 +182,38 @@ public static class Program
         }
         GC.Collect();
         Console.WriteLine($"soak t={clock.ElapsedMilliseconds / 1000} rss_kb={RssKb()}");
+    }
+
+    static void RunCpuWait(int ms)
+    {
+        var gate = new object();
+        bool released = false, waiting = false;
+        var waiter = new Thread(() =>
+        {
+            lock (gate)
+            {
+                waiting = true;
+                Monitor.PulseAll(gate);
+                while (!released) Monitor.Wait(gate);
+            }
+        }) { Name = "waiter" };
+        waiter.Start();
+        lock (gate) { while (!waiting) Monitor.Wait(gate); }  // the waiter waits before the work starts
+        sink += Crunch(ms);
+        lock (gate) { released = true; Monitor.PulseAll(gate); }
+        waiter.Join();
+        Console.WriteLine("cpuwait done");
+    }
+
+    // Arithmetic for `ms` milliseconds, the clock read only every million iterations.
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static long Crunch(int ms)
+    {
+        var clock = Stopwatch.StartNew();
+        long x = 1;
+        while (clock.ElapsedMilliseconds < ms)
+            for (int i = 0; i < 1_000_000; i++) x = x * 6364136223846793005L + i;
+        return x & 1;
     }
 
     static long RssKb()
