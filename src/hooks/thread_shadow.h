@@ -137,6 +137,8 @@ class ThreadShadow {
   clr::ThreadID thread_id = 0;
   std::atomic<bool> retired{false};
   std::atomic<ThreadShadow*> next_claimed{nullptr};  // intrusive list of all claimed shadows
+  // The thread's CPU time as the sampler last read it: written only by the sampler, read by the report.
+  std::atomic<uint64_t> sampler_cpu_ns{0};
 
   // Releases the frame pages once the owner has exited (its tree stays).
   void discard_frames() { frames_region_.discard_pages(); }

@@ -9,6 +9,7 @@ ReportNode convert_sampled_node(const SampledTree& tree, uint32_t index, FrameNa
   ReportNode out;
   out.frame = names.of(node.frame);
   out.self_samples = node.self_samples;
+  out.self_cpu_samples = node.self_cpu_samples;
   SiblingMerger children(out.children);
   for (uint32_t child : node.children) children.add(convert_sampled_node(tree, child, names));
   return out;

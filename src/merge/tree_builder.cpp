@@ -54,6 +54,7 @@ ReportNode convert(const CallNode& node, const Lookups& l) {
   out.calls = node.calls.get();
   out.total_ns = uint64_t(std::llround(double(ticks) * ns_per_tick));
   out.self_samples = node.self_samples.load(std::memory_order_relaxed);
+  out.self_cpu_samples = node.self_cpu_samples.load(std::memory_order_relaxed);
   out.tail_entries = node.tail_entries.get();
   SiblingMerger children(out.children);
   for (const CallNode* child = node.first_child_acquire(); child; child = child->next_sibling)

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "report/report.h"
+
 namespace umbra {
 
 enum class Mode { kShadow, kSampled };
@@ -28,6 +30,7 @@ struct Config {
   uint32_t reconcile_ms{};  // shadow mode: a snapshot to check the shadow stacks against; 0: none
   bool verify{};            // reconcile at every tick and summarize differences loudly at exit
   std::vector<std::string> formats;
+  RuntimeFrames runtime_frames{};  // the runtime's native frames in the formats people read: folded or kept
   bool allow_inlining{};  // inlined calls are invisible to the hooks
   std::string hooks_for;  // shadow mode: the methods that get hooks (names/method_patterns.h); empty: every one
   Precompiled precompiled{};

@@ -12,6 +12,7 @@
 #include "merge/tree_builder.h"
 #include "report/report_tree.h"
 #include "profiler/runtime_version.h"
+#include "snapshot/thread_cpu_time.h"
 #include "util/log.h"
 #include "report/output_files.h"
 #include "util/large_stack.h"
@@ -28,6 +29,13 @@ ShadowLimits limits_of(const Config& config) {
   limits.node_bytes = size_t(config.max_tree_mb) << 20;
   limits.every_method_hooked = config.hooks_for.empty();
   return limits;
+}
+
+// A live thread's CPU time now; an ended one's as the sampler last read it (at its last sample).
+std::optional<uint64_t> cpu_time_of(pid_t tid, bool ended, uint64_t last_read) {
+  if (!ended)
+    if (std::optional<uint64_t> now = thread_cpu_ns(tid)) return std::max(*now, last_read);
+  return last_read ? std::optional<uint64_t>(last_read) : std::nullopt;
 }
 
 clr::ICorProfilerInfo10* g_info_for_thread_ids = nullptr;
@@ -166,6 +174,7 @@ Report Session::build_report(const char* trigger) {
   report.command_line = process_.command_line;
   report.runtime = runtime_version_;
   report.umbra_version = umbra_version();
+  report.runtime_frames = config_.runtime_frames;
   report.duration_ns = monotonic_ns() - clock_.start_ns();
   if (config_.mode == Mode::kSampled) add_sampled_threads(report);
   else add_shadow_threads(report);
@@ -184,6 +193,8 @@ ReportThread Session::sampled_thread(const ThreadRegistry::Snapshot& entry) {
   thread.exited = entry.ended;
   thread.managed_samples = t.managed_samples;
   thread.native_samples = t.native_samples;
+  thread.cpu_ns = cpu_time_of(t.os_tid.load(std::memory_order_relaxed), entry.ended,
+                              t.cpu_ns_seen.load(std::memory_order_relaxed));
   thread.roots = build_sampled_roots(t.tree, managed, native);
   return thread;
 }
@@ -247,6 +258,7 @@ void Session::add_shadow_threads(Report& report) {
     if (shadow.thread_id) thread.managed_id = shadow.thread_id;
     thread.name = entry.name;
     thread.exited = shadow.retired.load(std::memory_order_acquire);
+    thread.cpu_ns = cpu_time_of(shadow.os_tid, thread.exited, shadow.sampler_cpu_ns.load(std::memory_order_relaxed));
     thread.roots = build_roots(shadow.root(), lookup, ns_per_tick, open, splice_of, native, above);
     // Focused shadow mode: the samples taken while no hooked method was on the thread's stack.
     if (const SampledTree& sampled = entry.record->sampled.tree; sampled.samples() > 0) {

@@ -31,6 +31,7 @@ std::string node_frame_text(const std::string& name) {
 uint64_t weight_of(const ReportNode& node, CollapsedWeight weight) {
   switch (weight) {
     case CollapsedWeight::kSamples: return node.self_samples;
+    case CollapsedWeight::kCpuSamples: return node.self_cpu_samples;
     case CollapsedWeight::kSelfNs: return node.self_ns.value_or(0);
     case CollapsedWeight::kCalls: return node.calls.value_or(0);
   }

@@ -1,5 +1,6 @@
 // Brendan Gregg's folded stacks: one line per distinct stack, "root;...;leaf N". N is the weight of the stack's own
-// node: its self samples (the default), or in shadow mode its exact self time in ns or its calls. Stacks are bounded
+// node: its self samples (the default: wall time), those taken on a CPU (CPU time), or in shadow mode its exact self
+// time in ns or its calls. Stacks are bounded
 // (report/bounded_stacks.h); what was cut is counted in `cuts`.
 #pragma once
 
@@ -10,7 +11,7 @@
 
 namespace umbra {
 
-enum class CollapsedWeight { kSamples, kSelfNs, kCalls };
+enum class CollapsedWeight { kSamples, kCpuSamples, kSelfNs, kCalls };
 
 struct CollapsedOptions {
   CollapsedWeight weight = CollapsedWeight::kSamples;

@@ -54,7 +54,8 @@ void flatten(const ReportNode& root, Strings& strings, std::string& out, size_t&
     out += ',' + std::to_string(strings.index(node->module()));
     out += node->kind() == "native" ? ",1" : ",0";
     for (std::optional<uint64_t> v : {node->calls, node->total_ns, node->self_ns, std::optional(node->samples),
-                                      std::optional(node->self_samples), std::optional(node->tail_entries)}) {
+                                      std::optional(node->self_samples), std::optional(node->tail_entries),
+                                      std::optional(node->cpu_samples), std::optional(node->self_cpu_samples)}) {
       out += ',';
       number(out, v);
     }
@@ -78,7 +79,11 @@ std::string report_to_html(const Report& report) {
     if (thread.name) append_json_string(threads, *thread.name);
     else threads += "null";
     threads += ",\"tid\":" + std::to_string(thread.os_tid) + ",\"first\":" + std::to_string(first) +
-               ",\"count\":" + std::to_string(count - first) + "}";
+               ",\"count\":" + std::to_string(count - first) + ",\"samples\":" +
+               std::to_string(thread_samples(thread)) + ",\"cpu\":" + std::to_string(thread_cpu_samples(thread)) +
+               ",\"cpu_ns\":";
+    number(threads, thread.cpu_ns);
+    threads += "}";
   }
   std::string data = "{\"mode\":";
   append_json_string(data, report.mode);

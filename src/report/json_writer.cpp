@@ -53,7 +53,8 @@ void append_frames(std::string& out, const Frames& frames) {
 void append_nodes(std::string& out, const ReportNode& node, Frames& frames, bool& first) {
   const std::optional<uint64_t> fields[] = {frames.index_of(node.frame), node.children.size(), node.calls,
                                             node.samples,           node.self_samples,   node.total_ns,
-                                            node.self_ns,           node.tail_entries};
+                                            node.self_ns,           node.tail_entries,   node.cpu_samples,
+                                            node.self_cpu_samples};
   static_assert(std::size(fields) == kNodeFields.size());
   for (const auto& field : fields) {
     if (!first) out += ',';
@@ -79,8 +80,8 @@ size_t number_frames(const std::vector<ReportNode>& roots, Frames& frames) {
   return count;
 }
 
-// What a node usually takes in the file (8 numbers, most of them short): the output is reserved from it.
-constexpr size_t kBytesPerNode = 24;
+// What a node usually takes in the file (10 numbers, most of them short): the output is reserved from it.
+constexpr size_t kBytesPerNode = 28;
 
 }  // namespace
 
@@ -109,6 +110,8 @@ std::string report_to_json(const Report& report) {
   append_json_string(out, report.runtime);
   out += ",\"umbra_version\":";
   append_optional_string(out, report.umbra_version);
+  out += ",\"runtime_frames\":";
+  append_json_string(out, runtime_frames_name(report.runtime_frames));
   out += ",\"duration_ns\":";
   append_uint(out, report.duration_ns);
   out += ",\n\"node_fields\":[";
@@ -135,6 +138,8 @@ std::string report_to_json(const Report& report) {
     append_optional(out, thread.managed_samples);
     out += ",\"native_samples\":";
     append_optional(out, thread.native_samples);
+    out += ",\"cpu_ns\":";
+    append_optional(out, thread.cpu_ns);
     out += ",\"nodes\":[";
     bool first = true;
     for (const ReportNode& root : thread.roots) append_nodes(out, root, frames, first);

@@ -1,4 +1,4 @@
-// Writes a Report as JSON (schema umbra-report/2: each method named once in "frames", nodes as numbers). Every node
+// Writes a Report as JSON (schema umbra-report/3: each method named once in "frames", nodes as numbers). Every node
 // is written; nothing is folded.
 #pragma once
 

@@ -7,6 +7,7 @@
 #include "report/json_writer.h"
 #include "report/html_writer.h"
 #include "report/pprof_writer.h"
+#include "report/runtime_folding.h"
 #include "report/speedscope_writer.h"
 #include "report/text_writer.h"
 #include "util/private_files.h"
@@ -70,12 +71,22 @@ std::string render_format(const Report& report, const std::string& format, const
   return {};
 }
 
-std::vector<std::string> write_report_files(const Report& report, const OutputRequest& request,
+std::vector<std::string> write_report_files(Report& report, const OutputRequest& request,
                                             const std::function<void(const std::string&)>& warn) {
   std::vector<std::string> written;
   Fallback fallback(request.pid);
   const mode_t mode = default_file_mode();
-  for (const auto& format : request.formats) {
+  std::vector<std::string> formats;
+  for (const auto& format : request.formats)
+    if (format == "json") formats.push_back(format);
+  for (const auto& format : request.formats)
+    if (format != "json") formats.push_back(format);
+  bool folded = false;
+  for (const auto& format : formats) {
+    if (format != "json" && !folded && report.runtime_frames == RuntimeFrames::kFold) {
+      fold_runtime_frames(report);
+      folded = true;
+    }
     std::string cut;
     std::string content = render_format(report, format, request, &cut);
     std::string path = request.prefix + format_extension(format);

@@ -28,7 +28,10 @@ std::string render_format(const Report& report, const std::string& format, const
 
 // Returns the paths written. `warn` receives one line per problem: a file not written where asked (then the path
 // written is not request.prefix + its extension), or what a written format left out.
-std::vector<std::string> write_report_files(const Report& report, const OutputRequest& request,
+// The JSON report is written first, with every frame; then, unless report.runtime_frames says to keep them, the
+// runtime's frames are folded in `report` itself (report/runtime_folding.h: a report can be millions of nodes, and
+// a folded copy would double them) and the other formats written from it.
+std::vector<std::string> write_report_files(Report& report, const OutputRequest& request,
                                             const std::function<void(const std::string&)>& warn);
 
 // The file extension of a format: json -> ".json", text -> ".txt", pprof -> ".pb.gz".

@@ -13,6 +13,14 @@ uint64_t sum_calls(const ReportNode& node) {
 
 }  // namespace
 
+const char* runtime_frames_name(RuntimeFrames frames) { return frames == RuntimeFrames::kKeep ? "keep" : "fold"; }
+
+std::optional<RuntimeFrames> runtime_frames_named(std::string_view name) {
+  if (name == "fold") return RuntimeFrames::kFold;
+  if (name == "keep") return RuntimeFrames::kKeep;
+  return std::nullopt;
+}
+
 uint64_t thread_total_ns(const ReportThread& thread) {
   uint64_t total = 0;
   for (const auto& root : thread.roots) total += root.total_ns.value_or(0);
@@ -40,19 +48,27 @@ uint64_t total_drops(const Report& report) {
 }
 
 std::string summary_line(const Report& report, const std::vector<std::string>& files) {
-  uint64_t calls = 0, samples = 0;
+  uint64_t calls = 0, samples = 0, cpu_samples = 0;
   for (const auto& t : report.threads) {
     calls += thread_calls(t);
     samples += thread_samples(t);
+    cpu_samples += thread_cpu_samples(t);
   }
   return report.mode + " profile: " + std::to_string(report.threads.size()) + " threads, " + std::to_string(calls) +
-         " calls, " + std::to_string(samples) + " samples, " + std::to_string(total_drops(report)) +
+         " calls, " + std::to_string(samples) + " samples (" + std::to_string(cpu_samples) + " on CPU), " +
+         std::to_string(total_drops(report)) +
          " not captured (stats.drops); wrote " + (files.empty() ? "nothing" : join(files));
 }
 
 uint64_t thread_samples(const ReportThread& thread) {
   uint64_t total = 0;
   for (const auto& root : thread.roots) total += root.samples;
+  return total;
+}
+
+uint64_t thread_cpu_samples(const ReportThread& thread) {
+  uint64_t total = 0;
+  for (const auto& root : thread.roots) total += root.cpu_samples;
   return total;
 }
 

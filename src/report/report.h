@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "report/report_frame.h"
@@ -14,14 +15,26 @@
 
 namespace umbra {
 
-inline constexpr const char* kReportSchema = "umbra-report/2";
-// The first schema, with each node an object that names its method: still read.
+inline constexpr const char* kReportSchema = "umbra-report/3";
+// The schemas before, still read: /2, whose nodes have no CPU samples (kNodeFieldsV2), and /1, with each node an
+// object that names its method.
+inline constexpr const char* kReportSchemaV2 = "umbra-report/2";
 inline constexpr const char* kReportSchemaV1 = "umbra-report/1";
-// In /2 each node is these numbers, in this order, in its thread's "nodes" (pre-order): "frame" indexes "frames",
+// In /3 each node is these numbers, in this order, in its thread's "nodes" (pre-order): "frame" indexes "frames",
 // "children" counts the nodes that follow as its direct children; calls, total_ns and self_ns are null where not
 // measured.
-inline constexpr std::array<const char*, 8> kNodeFields = {"frame",        "children", "calls",   "samples",
-                                                           "self_samples", "total_ns", "self_ns", "tail_entries"};
+inline constexpr std::array<const char*, 10> kNodeFields = {
+    "frame",   "children",     "calls",       "samples",     "self_samples",
+    "total_ns", "self_ns",     "tail_entries", "cpu_samples", "self_cpu_samples"};
+// /2's: the first eight of /3's.
+inline constexpr size_t kNodeFieldsV2 = 8;
+
+// How the formats people read (text, collapsed, speedscope, HTML) show the runtime's own native frames: folded,
+// a run of them as one frame (report/runtime_folding.h), or kept, every one. The JSON report keeps every frame
+// either way and says which the run's other files showed, so that `umbra report` shows the same by default.
+enum class RuntimeFrames { kFold, kKeep };
+const char* runtime_frames_name(RuntimeFrames frames);  // "fold", "keep"
+std::optional<RuntimeFrames> runtime_frames_named(std::string_view name);
 
 struct ReportNode {
   const ReportFrame* frame = unnamed_frame();
@@ -30,6 +43,9 @@ struct ReportNode {
   std::optional<uint64_t> self_ns;
   uint64_t samples = 0;
   uint64_t self_samples = 0;
+  // Of those, the samples taken while the thread was on a CPU (running or ready to run), not waiting.
+  uint64_t cpu_samples = 0;
+  uint64_t self_cpu_samples = 0;
   uint64_t tail_entries = 0;
   std::vector<ReportNode> children;
 
@@ -45,6 +61,7 @@ struct ReportThread {
   bool exited = false;
   std::optional<uint64_t> managed_samples;  // sampled: samples taken while the thread ran managed code
   std::optional<uint64_t> native_samples;   // sampled: ... while it ran native code (a captured native top)
+  std::optional<uint64_t> cpu_ns;  // the CPU time the thread had used when it was last read (absent: not read)
   std::vector<ReportNode> roots;
 };
 
@@ -58,6 +75,7 @@ struct Report {
   std::vector<std::string> command_line;
   std::string runtime;
   std::string umbra_version;  // the umbra that profiled the program; empty where the report does not say
+  RuntimeFrames runtime_frames = RuntimeFrames::kFold;
   uint64_t duration_ns = 0;
   std::vector<ReportThread> threads;
   ReportStats stats;
@@ -67,6 +85,7 @@ struct Report {
 uint64_t thread_total_ns(const ReportThread& thread);
 uint64_t thread_calls(const ReportThread& thread);
 uint64_t thread_samples(const ReportThread& thread);
+uint64_t thread_cpu_samples(const ReportThread& thread);
 // Everything counted as not captured: stats.drops and stats.sampler.drops, summed.
 uint64_t total_drops(const Report& report);
 // The line printed at exit: mode, threads, calls, samples, drops, and the files written.

@@ -155,19 +155,19 @@ std::vector<const ReportFrame*> frames_from(const JsonValue& doc) {
   return frames;
 }
 
-void check_node_fields(const JsonValue& doc) {
+// The schema's fields: the first `width` of kNodeFields.
+void check_node_fields(const JsonValue& doc, size_t width) {
   const auto& fields = array_of(doc, "node_fields", std::string("document"));
-  bool same = fields.size() == kNodeFields.size();
+  bool same = fields.size() == width;
   for (size_t i = 0; same && i < fields.size(); ++i)
     same = fields[i].is_string() && fields[i].as_string() == kNodeFields[i];
   if (!same) fail("node_fields", "not the fields this umbra reads (frame, children, calls, samples, ...)");
 }
 
-// A thread's nodes, kNodeFields.size() numbers each in pre-order, back into trees. Iterative: a deep tree takes
-// no call stack here.
+// A thread's nodes, `kWidth` numbers each in pre-order (the first of kNodeFields), back into trees. Iterative: a
+// deep tree takes no call stack here.
 std::vector<ReportNode> trees_from(const JsonValue::Array& values, const std::vector<const ReportFrame*>& frames,
-                                   const std::string& thread) {
-  constexpr size_t kWidth = kNodeFields.size();
+                                   const std::string& thread, const size_t kWidth) {
   if (values.size() % kWidth != 0) fail(thread, "nodes", "not " + std::to_string(kWidth) + " numbers per node");
   const size_t count = values.size() / kWidth;
   struct Open {
@@ -207,6 +207,10 @@ std::vector<ReportNode> trees_from(const JsonValue::Array& values, const std::ve
     node->total_ns = number(5);
     node->self_ns = number(6);
     node->tail_entries = number(7).value_or(0);
+    if (kWidth > kNodeFieldsV2) {
+      node->cpu_samples = number(8).value_or(0);
+      node->self_cpu_samples = number(9).value_or(0);
+    }
     if (children > 0) {
       if (open.size() + 1 >= kMaxReportDepth)
         fail(where, "call tree deeper than " + std::to_string(kMaxReportDepth) + " levels");
@@ -236,14 +240,17 @@ std::vector<std::string> command_line_from(const JsonValue& doc) {
 Report report_from_json(const JsonValue& doc) {
   if (!doc.is_object()) fail("document", "not a JSON object");
   const JsonValue* schema = doc.find("schema");
-  bool current = schema && schema->is_string() && schema->as_string() == kReportSchema;
-  if (!current && !(schema && schema->is_string() && schema->as_string() == kReportSchemaV1))
-    fail("schema", std::string("not \"") + kReportSchema + "\" or \"" + kReportSchemaV1 +
-                       "\" (is this an umbra report?)");
+  const std::string named = schema && schema->is_string() ? schema->as_string() : "";
+  // /3 and /2 write nodes as numbers, /2 without the CPU samples; /1 as objects.
+  const size_t width = named == kReportSchema ? kNodeFields.size() : named == kReportSchemaV2 ? kNodeFieldsV2 : 0;
+  const bool current = width > 0;
+  if (!current && named != kReportSchemaV1)
+    fail("schema", std::string("not \"") + kReportSchema + "\", \"" + kReportSchemaV2 + "\" or \"" +
+                       kReportSchemaV1 + "\" (is this an umbra report?)");
   const std::string document = "document";
   std::vector<const ReportFrame*> frames;
   if (current) {
-    check_node_fields(doc);
+    check_node_fields(doc, width);
     frames = frames_from(doc);
   }
   Report r;
@@ -252,6 +259,8 @@ Report report_from_json(const JsonValue& doc) {
   if (const JsonValue* runtime = doc.find("runtime"); runtime && runtime->is_string()) r.runtime = runtime->as_string();
   if (const JsonValue* version = doc.find("umbra_version"); version && version->is_string())
     r.umbra_version = version->as_string();
+  if (const JsonValue* frames_shown = doc.find("runtime_frames"); frames_shown && frames_shown->is_string())
+    r.runtime_frames = runtime_frames_named(frames_shown->as_string()).value_or(RuntimeFrames::kFold);
   if (const JsonValue* program = doc.find("program"); program && program->is_string()) r.program = program->as_string();
   r.command_line = command_line_from(doc);
   r.duration_ns = optional_count(doc, "duration_ns", document).value_or(0);
@@ -267,8 +276,9 @@ Report report_from_json(const JsonValue& doc) {
     if (const JsonValue* exited = v.find("exited"); exited && exited->is_bool()) thread.exited = exited->as_bool();
     thread.managed_samples = optional_count(v, "managed_samples", where);
     thread.native_samples = optional_count(v, "native_samples", where);
+    thread.cpu_ns = optional_count(v, "cpu_ns", where);
     if (current) {
-      thread.roots = trees_from(array_of(v, "nodes", where), frames, where);
+      thread.roots = trees_from(array_of(v, "nodes", where), frames, where, width);
     } else {
       const auto& roots = array_of(v, "roots", where);
       for (size_t i = 0; i < roots.size(); ++i) thread.roots.push_back(tree_from(roots[i], where, i));
@@ -284,8 +294,8 @@ Report report_from_json(const JsonValue& doc) {
 }
 
 Report load_report_from_text(std::string_view text) {
-  // /2 as umbra writes it is read as it is parsed, in a fraction of the memory of a document tree; anything else,
-  // a report with an error included, is read through the tree, which says where the error is.
+  // /3 (or /2) as umbra writes it is read as it is parsed, in a fraction of the memory of a document tree; anything
+  // else, a report with an error included, is read through the tree, which says where the error is.
   if (std::optional<Report> report = read_streamed_report(text)) return std::move(*report);
   // What the streaming reader built before it stopped (most of a truncated report) is free again, but held by the
   // allocator in pieces too small for the document tree: give it back first, or the two add up.

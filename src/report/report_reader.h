@@ -1,4 +1,4 @@
-// Reads a saved report (<prefix>.json, schema umbra-report/2, or /1 as earlier versions wrote it) back into the
+// Reads a saved report (<prefix>.json, schema umbra-report/3, or /2 or /1 as earlier versions wrote it) back into the
 // report model, for `umbra report`.
 // Anything that is not such a report is a ReportFormatError naming where in the document the problem is.
 // Reading takes no call stack per level, but what is done with a report afterwards (writing, merging, destroying)

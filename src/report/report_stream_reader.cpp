@@ -23,13 +23,12 @@ namespace {
 // The document, "stats" and kMaxStatsDepth - 1 levels below it: anything deeper is no report the general reader
 // accepts, or holds unread values it would skip; it reads those.
 constexpr size_t kMaxNesting = 1 + kMaxStatsDepth;
-// The fewest bytes a node takes in "nodes": 8 one-digit numbers and their commas.
-constexpr size_t kMinNodeBytes = 2 * kNodeFields.size();
+// The fewest bytes a node takes in "nodes": one-digit numbers and their commas, 2 bytes a field.
 
 // The members read, of the document and of a thread; the others are skipped. Each may appear once.
-enum class Member { kOther, kSchema, kMode, kPid, kProgram, kCommandLine, kRuntime, kUmbraVersion, kDurationNs,
-                    kNodeFields, kFrames, kThreads, kStats,
-                    kOsTid, kManagedId, kName, kExited, kManagedSamples, kNativeSamples, kNodes };
+enum class Member { kOther, kSchema, kMode, kPid, kProgram, kCommandLine, kRuntime, kUmbraVersion, kRuntimeFrames,
+                    kDurationNs, kNodeFields, kFrames, kThreads, kStats,
+                    kOsTid, kManagedId, kName, kExited, kManagedSamples, kNativeSamples, kCpuNs, kNodes };
 
 struct MemberName {
   std::string_view name;
@@ -38,13 +37,14 @@ struct MemberName {
 constexpr MemberName kDocumentMembers[] = {
     {"schema", Member::kSchema},  {"mode", Member::kMode},     {"pid", Member::kPid},
     {"program", Member::kProgram}, {"command_line", Member::kCommandLine}, {"runtime", Member::kRuntime},
-    {"umbra_version", Member::kUmbraVersion}, {"duration_ns", Member::kDurationNs},
+    {"umbra_version", Member::kUmbraVersion}, {"runtime_frames", Member::kRuntimeFrames},
+    {"duration_ns", Member::kDurationNs},
     {"node_fields", Member::kNodeFields},
     {"frames", Member::kFrames},  {"threads", Member::kThreads}, {"stats", Member::kStats}};
 constexpr MemberName kThreadMembers[] = {
     {"os_tid", Member::kOsTid}, {"managed_id", Member::kManagedId}, {"name", Member::kName},
     {"exited", Member::kExited}, {"managed_samples", Member::kManagedSamples},
-    {"native_samples", Member::kNativeSamples}, {"nodes", Member::kNodes}};
+    {"native_samples", Member::kNativeSamples}, {"cpu_ns", Member::kCpuNs}, {"nodes", Member::kNodes}};
 
 template <size_t N>
 Member member_named(const MemberName (&members)[N], std::string_view name) {
@@ -133,7 +133,7 @@ class StreamHandler {
         else report_.command_line.push_back(v.as_string());
         return true;
       case In::kNodeFields:
-        return v.is_string() && node_fields_ < kNodeFields.size() && v.as_string() == kNodeFields[node_fields_++];
+        return v.is_string() && node_fields_ < width_ && v.as_string() == kNodeFields[node_fields_++];
       case In::kFrame:
         if (!v.is_string() || frame_strings_ == 3) return false;
         (frame_strings_ == 0 ? frame_.name : frame_strings_ == 1 ? frame_.module : frame_.kind) = v.as_string();
@@ -204,7 +204,7 @@ class StreamHandler {
       case In::kDocument:
         done_ = has(document_members_, Member::kMode) && has(document_members_, Member::kThreads);
         return done_;
-      case In::kNodeFields: return node_fields_ == kNodeFields.size();
+      case In::kNodeFields: return node_fields_ == width_;
       case In::kFrame:
         frames_.push_back(intern_frame(frame_.name, frame_.module, frame_.kind));
         return frame_strings_ == 3;
@@ -240,7 +240,13 @@ class StreamHandler {
 
   bool document_member(JsonValue v) {
     switch (member_) {
-      case Member::kSchema: return v.is_string() && v.as_string() == kReportSchema;
+      case Member::kSchema:
+        // /3, or /2, whose nodes have no CPU samples.
+        if (!v.is_string()) return false;
+        width_ = v.as_string() == kReportSchema     ? kNodeFields.size()
+                 : v.as_string() == kReportSchemaV2 ? kNodeFieldsV2
+                                                    : 0;
+        return width_ > 0;
       case Member::kMode:
         if (!v.is_string()) return false;
         report_.mode = v.as_string();
@@ -256,6 +262,9 @@ class StreamHandler {
         return true;
       case Member::kProgram:
         if (v.is_string()) report_.program = v.as_string();
+        return true;
+      case Member::kRuntimeFrames:
+        if (v.is_string()) report_.runtime_frames = runtime_frames_named(v.as_string()).value_or(RuntimeFrames::kFold);
         return true;
       case Member::kDurationNs: {
         std::optional<uint64_t> ns;
@@ -285,7 +294,8 @@ class StreamHandler {
         return enter(In::kStats);
       default:
         return skip_unless(member_ == Member::kPid || member_ == Member::kProgram || member_ == Member::kRuntime ||
-                           member_ == Member::kUmbraVersion || member_ == Member::kOther);
+                           member_ == Member::kUmbraVersion || member_ == Member::kRuntimeFrames ||
+                           member_ == Member::kOther);
     }
   }
 
@@ -300,6 +310,7 @@ class StreamHandler {
       case Member::kManagedId: return read_count(v, thread_.managed_id);
       case Member::kManagedSamples: return read_count(v, thread_.managed_samples);
       case Member::kNativeSamples: return read_count(v, thread_.native_samples);
+      case Member::kCpuNs: return read_count(v, thread_.cpu_ns);
       case Member::kName:
         if (v.is_string()) thread_.name = v.as_string();
         return true;
@@ -313,7 +324,7 @@ class StreamHandler {
 
   bool node_value(const JsonValue& v) {
     if (!read_count(v, fields_[field_])) return false;
-    if (++field_ < fields_.size()) return true;
+    if (++field_ < width_) return true;
     field_ = 0;
     return add_node();
   }
@@ -325,7 +336,7 @@ class StreamHandler {
     // Every child owed to an open node is a node still to come: owing more than the rest of the text can hold
     // is an error, found before reserve() asks for room for them.
     if (!open_.empty()) --owed_;
-    const uint64_t room = (size_ - stream_.Tell()) / kMinNodeBytes;
+    const uint64_t room = (size_ - stream_.Tell()) / (2 * width_);
     if (children > room || owed_ + children > room) return false;
     ReportNode* node;
     if (open_.empty()) {
@@ -341,6 +352,10 @@ class StreamHandler {
     node->total_ns = fields_[5];
     node->self_ns = fields_[6];
     node->tail_entries = fields_[7].value_or(0);
+    if (width_ > kNodeFieldsV2) {
+      node->cpu_samples = fields_[8].value_or(0);
+      node->self_cpu_samples = fields_[9].value_or(0);
+    }
     if (children > 0) {
       if (open_.size() + 1 >= kMaxReportDepth) return false;
       node->children.reserve(children);
@@ -362,6 +377,7 @@ class StreamHandler {
   Member member_ = Member::kOther;  // of the document or the thread being read
   uint32_t document_members_ = 0;   // bit(Member) of those seen
   uint32_t thread_members_ = 0;
+  size_t width_ = 0;  // the numbers a node has in the document's schema
   size_t node_fields_ = 0;
 
   std::vector<const ReportFrame*> frames_;

@@ -1,5 +1,5 @@
-// Reads an umbra-report/2 document as it is parsed (RapidJSON's SAX reader) straight into the report model, with no
-// tree of the document's values: for a large report that tree takes several times the memory of the model.
+// Reads an umbra-report/3 (or /2) document as it is parsed (RapidJSON's SAX reader) straight into the report model,
+// with no tree of the document's values: for a large report that tree takes several times the memory of the model.
 #pragma once
 
 #include <optional>
@@ -9,7 +9,7 @@
 
 namespace umbra {
 
-// The report, or nothing when the text is not a valid /2 report laid out as umbra writes one ("schema" first,
+// The report, or nothing when the text is not a valid /3 or /2 report laid out as umbra writes one ("schema" first,
 // "node_fields" and "frames" before "threads"): the general reader (load_report_from_text) then reads it, and says
 // what is wrong, so that errors read the same whichever reader met them. What this returns is what the general
 // reader returns for the same text.

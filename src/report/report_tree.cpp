@@ -38,20 +38,23 @@ void merge_node(ReportNode& into, ReportNode&& from) {
   add_optional(into.calls, from.calls);
   add_optional(into.total_ns, from.total_ns);
   into.self_samples += from.self_samples;
+  into.self_cpu_samples += from.self_cpu_samples;
   into.tail_entries += from.tail_entries;
   SiblingMerger children(into.children);
   for (auto& child : from.children) children.add(std::move(child));
 }
 
 void finish_totals(ReportNode& node) {
-  uint64_t children_ns = 0, children_samples = 0;
+  uint64_t children_ns = 0, children_samples = 0, children_cpu_samples = 0;
   for (auto& child : node.children) {
     finish_totals(child);
     children_ns += child.total_ns.value_or(0);
     children_samples += child.samples;
+    children_cpu_samples += child.cpu_samples;
   }
   if (node.total_ns) node.self_ns = *node.total_ns > children_ns ? *node.total_ns - children_ns : 0;
   node.samples = node.self_samples + children_samples;
+  node.cpu_samples = node.self_cpu_samples + children_cpu_samples;
 }
 
 }  // namespace umbra

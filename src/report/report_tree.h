@@ -30,7 +30,8 @@ class SiblingMerger {
 // Adds `from` into `into` (same method): counters summed, children merged by frame.
 void merge_node(ReportNode& into, ReportNode&& from);
 
-// Recomputes self_ns and samples bottom-up: self = total - sum(children totals); samples = self + children.
+// Recomputes self_ns, samples and cpu_samples bottom-up: self = total - sum(children totals); samples = self +
+// children.
 void finish_totals(ReportNode& node);
 
 }  // namespace umbra

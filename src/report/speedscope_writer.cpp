@@ -61,10 +61,10 @@ void lay_out(const ReportNode& node, uint64_t at, uint64_t total, Frames& frames
   event(out, first, 'C', at + total, frame);
 }
 
-// One stack per node with self samples, as frame indices from the root. Bounded (report/bounded_stacks.h): `bytes`
-// counts what all threads wrote so far.
+// One stack per node with weight (self samples, or those on a CPU), as frame indices from the root. Bounded
+// (report/bounded_stacks.h): `bytes` counts what all threads wrote so far.
 void sampled_stacks(const ReportThread& thread, const StackLimits& limits, Frames& frames, const ReportFrame* marker,
-                    std::string& samples, std::string& weights, size_t& bytes, StackCuts& cuts) {
+                    bool on_cpu, std::string& samples, std::string& weights, size_t& bytes, StackCuts& cuts) {
   std::vector<size_t> path;
   std::string stack;
   auto emit = [&](uint64_t weight) {
@@ -83,7 +83,7 @@ void sampled_stacks(const ReportThread& thread, const StackLimits& limits, Frame
     samples += stack;
     weights += w;
   };
-  auto self_samples = [](const ReportNode& node) { return node.self_samples; };
+  auto self_samples = [&](const ReportNode& node) { return on_cpu ? node.self_cpu_samples : node.self_samples; };
   walk_bounded_stacks(thread.roots, limits.max_frames, self_samples, [&](const StackStep& step) {
     path.resize(step.depth);
     path.push_back(frames.index_of(step.node.frame));
@@ -109,6 +109,16 @@ std::string report_to_speedscope(const Report& report, const std::string& title,
   size_t stack_bytes = 0;
   std::string profiles;
   const bool evented = report.mode == "shadow";
+  // A sampled profile of the samples taken on a CPU: what the thread's CPU time went to.
+  auto cpu_profile = [&](const ReportThread& thread) {
+    profiles += ",{\"type\":\"sampled\",\"name\":";
+    append_json_string(profiles, thread_title(thread) + " on CPU");
+    profiles += ",\"unit\":\"none\",\"startValue\":0,\"endValue\":";
+    std::string samples, weights;
+    sampled_stacks(thread, limits, frames, marker, true, samples, weights, stack_bytes, counted);
+    append_u64(profiles, thread_cpu_samples(thread));
+    profiles += ",\"samples\":[" + samples + "],\"weights\":[" + weights + "]}";
+  };
   for (size_t t = 0; t < report.threads.size(); ++t) {
     const ReportThread& thread = report.threads[t];
     if (t) profiles += ',';
@@ -131,10 +141,11 @@ std::string report_to_speedscope(const Report& report, const std::string& title,
       profiles += ",\"events\":[" + events + "]}";
     } else {
       std::string samples, weights;
-      sampled_stacks(thread, limits, frames, marker, samples, weights, stack_bytes, counted);
+      sampled_stacks(thread, limits, frames, marker, false, samples, weights, stack_bytes, counted);
       append_u64(profiles, thread_samples(thread));
       profiles += ",\"samples\":[" + samples + "],\"weights\":[" + weights + "]}";
     }
+    if (thread_cpu_samples(thread) > 0) cpu_profile(thread);
   }
   std::string out = "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"exporter\":\"umbra\",";
   out += "\"name\":";

@@ -38,11 +38,11 @@ std::string three_decimals(double v) {
 
 std::string ms(std::optional<uint64_t> ns) { return ns ? three_decimals(double(*ns) / 1e6) : "-"; }
 
-void line(std::string& out, const std::string& calls, const std::string& samples, const std::string& total,
-          const std::string& self, double percent, int depth, const std::string& label) {
-  char buf[160];
-  std::snprintf(buf, sizeof buf, "%13s %9s %12s %12s %6.1f%%  ", calls.c_str(), samples.c_str(), total.c_str(),
-                self.c_str(), percent);
+void line(std::string& out, const std::string& calls, const std::string& samples, const std::string& cpu_samples,
+          const std::string& total, const std::string& self, double percent, int depth, const std::string& label) {
+  char buf[192];
+  std::snprintf(buf, sizeof buf, "%13s %9s %9s %12s %12s %6.1f%%  ", calls.c_str(), samples.c_str(),
+                cpu_samples.c_str(), total.c_str(), self.c_str(), percent);
   out += buf;
   // Indentation stops growing past kMaxIndentDepth, where the depth is printed instead: a 65,536-deep stack
   // indented in full would take gigabytes.
@@ -60,8 +60,8 @@ void write_node(std::string& out, const ReportNode& node, int depth, uint64_t th
   if (!node.module().empty()) label += "  [" + display_text(node.module()) + "]";
   if (node.kind() == "native") label += "  (native)";
   if (node.tail_entries) label += "  (" + with_commas(node.tail_entries) + " via tail call)";
-  line(out, node.calls ? with_commas(*node.calls) : "-", with_commas(node.samples), ms(node.total_ns),
-       ms(node.self_ns), percent, depth, label);
+  line(out, node.calls ? with_commas(*node.calls) : "-", with_commas(node.samples), with_commas(node.cpu_samples),
+       ms(node.total_ns), ms(node.self_ns), percent, depth, label);
 
   std::vector<const ReportNode*> children;
   for (const auto& c : node.children) children.push_back(&c);
@@ -82,7 +82,7 @@ void write_node(std::string& out, const ReportNode& node, int depth, uint64_t th
     char label_buf[96];
     std::snprintf(label_buf, sizeof label_buf, "... %" PRIu64 " more under %.1f%% each", folded, min_percent);
     double percent_folded = thread_weight ? 100.0 * double(folded_weight) / double(thread_weight) : 0.0;
-    line(out, folded_calls ? with_commas(folded_calls) : "", "", weight.by_time ? ms(folded_weight) : "", "",
+    line(out, folded_calls ? with_commas(folded_calls) : "", "", "", weight.by_time ? ms(folded_weight) : "", "",
          percent_folded, depth + 1, label_buf);
   }
 }
@@ -142,11 +142,17 @@ std::string report_to_text(const Report& report, double min_percent) {
     Weight weight{by_time, samples ? double(thread_total_ns(thread)) / double(samples) : 0.0};
     uint64_t thread_weight = by_time ? thread_total_ns(thread) : samples;
     std::string name = thread.name ? "\"" + display_text(*thread.name) + "\"" : "(unnamed)";
+    // Sampled mode measures no calls or times: its threads are their samples and the CPU time they used.
+    std::string exact = by_time ? "  " + with_commas(thread_calls(thread)) + " calls  " + ms(thread_total_ns(thread)) +
+                                      " ms"
+                                : "";
+    std::string cpu_time = thread.cpu_ns ? "  CPU " + three_decimals(double(*thread.cpu_ns) / 1e9) + " s" : "";
     out += "\n=== thread " + name + "  os tid " + std::to_string(thread.os_tid) +
-           (thread.exited ? "  (exited)" : "") + "  " + with_commas(thread_calls(thread)) + " calls  " +
-           ms(thread_total_ns(thread)) + " ms  " + with_commas(thread_samples(thread)) + " samples ===\n";
-    // The columns of line(): calls, samples, total ms, self ms, the share of the thread, then the method.
-    out += "        calls   samples     total ms      self ms  thread  method\n";
+           (thread.exited ? "  (exited)" : "") + exact + "  " + with_commas(thread_samples(thread)) + " samples, " +
+           with_commas(thread_cpu_samples(thread)) + " on CPU" + cpu_time + " ===\n";
+    // The columns of line(): calls, samples, those on a CPU, total ms, self ms, the share of the thread, then the
+    // method.
+    out += "        calls   samples    on cpu     total ms      self ms  thread  method\n";
     std::vector<const ReportNode*> roots;
     for (const auto& r : thread.roots) roots.push_back(&r);
     std::stable_sort(roots.begin(), roots.end(),

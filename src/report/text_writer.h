@@ -1,5 +1,6 @@
-// Writes a Report as an indented per-thread call tree for people: calls, total and self time, share of the
-// thread, children sorted by total, and nodes under `min_percent` of their thread folded into one line.
+// Writes a Report as an indented per-thread call tree for people: calls, samples and those taken on a CPU, total
+// and self time, share of the thread, children sorted by total, and nodes under `min_percent` of their thread
+// folded into one line. A thread's line says its samples and its CPU time (and in shadow mode its calls and time).
 #pragma once
 
 #include <string>

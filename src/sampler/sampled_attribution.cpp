@@ -20,7 +20,7 @@ void SampledAttribution::add(const StackTick& walks, uint64_t tick_index, Sample
     SampledThread& t = *walk.thread;
     ++tick.samples;
     if (walk.unchanged) {
-      t.tree.add_again(t.last_leaf);
+      t.tree.add_again(t.last_leaf, t.on_cpu);
       (t.last_native_top ? t.native_samples : t.managed_samples) += 1;
       ++tick.unchanged_samples;
       continue;
@@ -30,7 +30,7 @@ void SampledAttribution::add(const StackTick& walks, uint64_t tick_index, Sample
     NativeTop top = stitch_native_top(t.capture, walk, tick_index, tick);
     for (size_t i = 0; i < walk.count; ++i) stack_.push_back(frames[walk.first + i]);
     std::reverse(stack_.begin(), stack_.end());
-    uint32_t leaf = t.tree.add(stack_.data(), stack_.size());
+    uint32_t leaf = t.tree.add(stack_.data(), stack_.size(), t.on_cpu);
     (top == NativeTop::kStitched ? t.native_samples : t.managed_samples) += 1;
     bool whole = top == NativeTop::kNone || top == NativeTop::kStitched;
     if (whole && !walk.truncated && t.cpu_ns_before_walk) {  // worth counting again while the thread stands still

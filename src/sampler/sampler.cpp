@@ -20,6 +20,7 @@ Sampler::Sampler(clr::ICorProfilerInfo10& info, ThreadRegistry& threads, Functio
   StackTick::Options walk;
   walk.skip_unchanged = sampled_mode;
   walk.keep_walks = sampled_mode;
+  walk.cpu_states = sampled_mode;  // shadow mode's samples find it for themselves (shadow_sampling.h)
   walk.interval_ms = options_.interval_ms;
   walk.native_tops = false;  // set by start(), once a signal is known to be free
   stack_tick_.emplace(info, threads, walk);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 
 #include "sampler/signal_stack_alignment.h"
 #include "snapshot/code_ranges.h"
@@ -17,6 +18,14 @@ constexpr size_t kMaxResolvedIps = size_t(1) << 20;
 // Threads answer within microseconds unless they are not scheduled (a loaded machine); the wait sleeps.
 std::chrono::milliseconds answer_wait(uint32_t interval_ms) {
   return std::chrono::milliseconds(std::clamp<uint32_t>(interval_ms, 2, 10));
+}
+
+// The sampler is the only writer of a node's sample counts.
+void add_sample(CallNode& node, bool on_cpu) {
+  node.self_samples.store(node.self_samples.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  uint32_t cpu = node.self_cpu_samples.load(std::memory_order_relaxed);
+  if (on_cpu && cpu != std::numeric_limits<uint32_t>::max())
+    node.self_cpu_samples.store(cpu + 1, std::memory_order_relaxed);
 }
 
 }  // namespace
@@ -41,20 +50,21 @@ void SignalSampling::capture(uint64_t tick_index, uint32_t interval_ms) {
   std::sort(shadows_by_id_.begin(), shadows_by_id_.end());
   process_code_ranges().refresh();  // for the handler's and the resolution's code/JIT-code test
   asked_.assign(targets_.size(), Asked::kNotAsked);
+  on_cpu_.assign(targets_.size(), false);
   begin_native_capture_round();
   bool any = false;
   for (size_t i = 0; i < targets_.size(); ++i) {
     SampledThread& t = *targets_[i];
     pid_t tid = t.os_tid.load(std::memory_order_relaxed);
     if (tid == 0 || t.dying.load(std::memory_order_acquire)) continue;
-    // A thread that has used no CPU time since it answered last has the same stack: its sample counts again.
-    if (t.last_signal_sample) {
-      auto cpu = thread_cpu_ns(tid);
-      if (cpu && *cpu == t.last_signal_sample->cpu_ns) {
-        asked_[i] = Asked::kUnchanged;
-        continue;
-      }
+    // A thread that has used no CPU time since it answered last has the same stack: its sample counts again, off
+    // a CPU. Read before the signal, whose answer uses CPU time.
+    auto cpu = thread_cpu_ns(tid);
+    if (t.last_signal_sample && cpu && *cpu == t.last_signal_sample->cpu_ns) {
+      asked_[i] = Asked::kUnchanged;
+      continue;
     }
+    if (cpu) on_cpu_[i] = thread_on_cpu(tid, t.last_signal_sample ? t.last_signal_sample->cpu_ns : 0, *cpu);
     // An answer that came after its tick's wait is discarded; a thread still answering is left alone.
     uint32_t done = NativeCapture::kDone;
     t.capture.state.compare_exchange_strong(done, NativeCapture::kIdle, std::memory_order_acq_rel);
@@ -82,10 +92,11 @@ void SignalSampling::capture(uint64_t tick_index, uint32_t interval_ms) {
 
 // The shadow stack alone gives a sample: a thread that could not be asked, did not answer in time, or is not yet
 // known to the sampler (the main thread until a snapshot meets it). Threads without a hooked frame have none.
-void SignalSampling::count_on_shadow(SampledThread* thread, const ThreadShadow* shadow, SamplerStats& tick) {
+void SignalSampling::count_on_shadow(SampledThread* thread, const ThreadShadow* shadow, bool on_cpu,
+                                     SamplerStats& tick) {
   CallNode* node = shadow ? shadow->current_node() : nullptr;
   if (node == nullptr || !is_method_node(*node)) return;
-  node->self_samples.store(node->self_samples.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  add_sample(*node, on_cpu);
   ++tick.samples;
   ++tick.shadow_only_samples;
   if (thread) thread->last_signal_sample.reset();  // asked again at the next tick
@@ -98,7 +109,7 @@ void SignalSampling::attribute(SamplerStats& tick) {
     ThreadShadow* shadow = shadow_of(t.thread_id);
     if (shadow) covered_.push_back(shadow);
     if (asked_[i] == Asked::kNotAsked) {
-      if (!t.dying.load(std::memory_order_acquire)) count_on_shadow(&t, shadow, tick);
+      if (!t.dying.load(std::memory_order_acquire)) count_on_shadow(&t, shadow, on_cpu_[i], tick);
       continue;
     }
     if (asked_[i] == Asked::kUnchanged) {
@@ -107,9 +118,8 @@ void SignalSampling::attribute(SamplerStats& tick) {
         tick.count(SampleDrop::kNoFrames);
         continue;
       }
-      if (last.tree) last.tree->add_again(last.leaf);
-      else last.node->self_samples.store(last.node->self_samples.load(std::memory_order_relaxed) + 1,
-                                         std::memory_order_relaxed);
+      if (last.tree) last.tree->add_again(last.leaf, false);
+      else add_sample(*last.node, false);
       ++tick.samples;
       ++tick.unchanged_samples;
       if (last.above_hooks) ++tick.above_hooks_samples;
@@ -120,11 +130,11 @@ void SignalSampling::attribute(SamplerStats& tick) {
     if (state != NativeCapture::kDone) {
       // Not scheduled in time. The capture is withdrawn, or left to finish and be discarded at the next tick.
       cancel_native_capture(capture);
-      if (shadow && is_method_node(*shadow->current_node())) count_on_shadow(&t, shadow, tick);
+      if (shadow && is_method_node(*shadow->current_node())) count_on_shadow(&t, shadow, on_cpu_[i], tick);
       else tick.count(SampleDrop::kNativeTopTimeout);
       continue;
     }
-    attribute_stack(t, tick);
+    attribute_stack(t, on_cpu_[i], tick);
     auto cpu = thread_cpu_ns(t.os_tid.load(std::memory_order_relaxed));
     if (t.last_signal_sample && cpu) t.last_signal_sample->cpu_ns = *cpu;
     else t.last_signal_sample.reset();
@@ -132,12 +142,16 @@ void SignalSampling::attribute(SamplerStats& tick) {
   }
   std::sort(covered_.begin(), covered_.end());
   for (const auto& [id, shadow] : shadows_by_id_)
-    if (!std::binary_search(covered_.begin(), covered_.end(), shadow)) count_on_shadow(nullptr, shadow, tick);
+    if (!std::binary_search(covered_.begin(), covered_.end(), shadow)) {
+      uint64_t cpu_ns = shadow->sampler_cpu_ns.load(std::memory_order_relaxed);
+      bool on_cpu = thread_on_cpu(shadow->os_tid, cpu_ns);
+      shadow->sampler_cpu_ns.store(cpu_ns, std::memory_order_relaxed);
+      count_on_shadow(nullptr, shadow, on_cpu, tick);
+    }
 }
 
-void SignalSampling::count_on_node(SampledThread& thread, CallNode* node, SamplerStats& tick) {
-  // The sampler is the only writer of self_samples.
-  node->self_samples.store(node->self_samples.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+void SignalSampling::count_on_node(SampledThread& thread, CallNode* node, bool on_cpu, SamplerStats& tick) {
+  add_sample(*node, on_cpu);
   ++tick.samples;
   thread.last_signal_sample = SampledThread::LastSignalSample{0, nullptr, 0, node};
 }
@@ -169,7 +183,7 @@ void SignalSampling::resolve(const NativeCapture& capture) {
   }
 }
 
-void SignalSampling::attribute_stack(SampledThread& thread, SamplerStats& tick) {
+void SignalSampling::attribute_stack(SampledThread& thread, bool on_cpu, SamplerStats& tick) {
   using Outcome = SignalStackAlignment::Outcome;
   NativeCapture& capture = thread.capture;
   CallNode* node = const_cast<CallNode*>(capture.shadow_node);
@@ -182,10 +196,10 @@ void SignalSampling::attribute_stack(SampledThread& thread, SamplerStats& tick) 
     at = align_with_shadow(leaf_first_.data(), leaf_first_.size(), node, returns_into, capture.truncated);
   }
   switch (at.outcome) {
-    case Outcome::kOnHookedFrame: count_on_node(thread, node, tick); return;
+    case Outcome::kOnHookedFrame: count_on_node(thread, node, on_cpu, tick); return;
     case Outcome::kUnaligned:
       if (hooked_frame) {
-        count_on_node(thread, node, tick);
+        count_on_node(thread, node, on_cpu, tick);
         ++tick.shadow_only_samples;
       } else {  // the unwind faulted
         tick.count(SampleDrop::kNativeTopFault);
@@ -206,7 +220,7 @@ void SignalSampling::attribute_stack(SampledThread& thread, SamplerStats& tick) 
   const size_t n = leaf_first_.size();
   root_first_.assign(leaf_first_.rbegin() + ptrdiff_t(n - at.above), leaf_first_.rend());
   SampledTree& tree = hooked_frame ? above_[node] : thread.tree;
-  uint32_t leaf = tree.add(root_first_.data(), root_first_.size());
+  uint32_t leaf = tree.add(root_first_.data(), root_first_.size(), on_cpu);
   ++tick.samples;
   if (hooked_frame) ++tick.above_hooks_samples;
   thread.last_signal_sample = SampledThread::LastSignalSample{0, &tree, leaf, nullptr, hooked_frame};

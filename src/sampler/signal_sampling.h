@@ -40,12 +40,12 @@ class SignalSampling {
   const AboveHooks& above() const { return above_; }
 
  private:
-  void attribute_stack(SampledThread& thread, SamplerStats& tick);
+  void attribute_stack(SampledThread& thread, bool on_cpu, SamplerStats& tick);
   void resolve(const NativeCapture& capture);
   clr::FunctionID function_at(uintptr_t ip);
   ThreadShadow* shadow_of(clr::ThreadID id) const;
-  void count_on_node(SampledThread& thread, CallNode* node, SamplerStats& tick);
-  void count_on_shadow(SampledThread* thread, const ThreadShadow* shadow, SamplerStats& tick);
+  void count_on_node(SampledThread& thread, CallNode* node, bool on_cpu, SamplerStats& tick);
+  void count_on_shadow(SampledThread* thread, const ThreadShadow* shadow, bool on_cpu, SamplerStats& tick);
 
   clr::ICorProfilerInfo10& info_;
   ThreadRegistry& threads_;
@@ -53,6 +53,7 @@ class SignalSampling {
   std::vector<std::shared_ptr<SampledThread>> targets_;
   enum class Asked : uint8_t { kNotAsked, kUnchanged, kAsked };
   std::vector<Asked> asked_;                   // per target, this tick
+  std::vector<bool> on_cpu_;                   // per target: on a CPU at this tick
   std::vector<const ThreadShadow*> covered_;   // shadows of this tick's targets
   std::vector<std::pair<clr::ThreadID, ThreadShadow*>> shadows_by_id_;
   std::unordered_map<uintptr_t, clr::FunctionID> functions_by_ip_;  // 0: not a method (a stub)

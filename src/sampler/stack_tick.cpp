@@ -40,7 +40,7 @@ void StackTick::prepare() {
 
 void StackTick::take(uint64_t tick_index, SamplerStats& tick, WalkObserver* observer,
                      const std::atomic<bool>& stopping) {
-  if (options_.skip_unchanged) find_unchanged_threads();
+  if (options_.skip_unchanged || options_.cpu_states) read_threads_before_signals();
   if (options_.native_tops) capture_native_tops(tick_index);
   if (options_.skip_unchanged) read_cpu_before_walks();
   if (stopping.load(std::memory_order_acquire)) return;  // the thread stopping the sampler may be one it would wait for
@@ -70,19 +70,27 @@ void StackTick::register_unknown_threads() {
 
 // A blocked thread is the common case (waiting on a lock, a socket, a timer) and the costly one to walk: it must
 // be woken to answer the native-top signal, and its native frames are unwound under suspension. One CPU-clock read
-// shows whether it has run at all since its last walk.
-void StackTick::find_unchanged_threads() {
+// shows whether it has run at all since its last walk, and whether it may be on a CPU now; read before the signal,
+// which wakes it.
+void StackTick::read_threads_before_signals() {
   for (auto& t : targets_) {
-    auto cpu_ns = thread_cpu_ns(t->os_tid.load(std::memory_order_relaxed));
-    t->unchanged = cpu_ns && t->last_walk != SampledThread::LastWalk::kNone && *cpu_ns == t->cpu_ns_before_last_walk;
+    pid_t tid = t->os_tid.load(std::memory_order_relaxed);
+    auto cpu_ns = thread_cpu_ns(tid);
+    t->unchanged = options_.skip_unchanged && cpu_ns && t->last_walk != SampledThread::LastWalk::kNone &&
+                   *cpu_ns == t->cpu_ns_before_last_walk;
+    t->on_cpu = false;
+    if (!cpu_ns || !options_.cpu_states) continue;
+    t->on_cpu = thread_on_cpu(tid, t->cpu_ns_seen.load(std::memory_order_relaxed), *cpu_ns);
+    t->cpu_ns_seen.store(*cpu_ns, std::memory_order_relaxed);
   }
 }
 
-// Read after the native-top signal was answered, since answering it uses CPU time.
+// Read after the native-top signal was answered, since answering it uses CPU time (not the program's running).
 void StackTick::read_cpu_before_walks() {
   for (auto& t : targets_) {
     if (t->unchanged) continue;
     t->cpu_ns_before_walk = thread_cpu_ns(t->os_tid.load(std::memory_order_relaxed));
+    if (t->cpu_ns_before_walk) t->cpu_ns_seen.store(*t->cpu_ns_before_walk, std::memory_order_relaxed);
   }
 }
 

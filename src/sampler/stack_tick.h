@@ -46,6 +46,7 @@ class StackTick {
     bool native_tops = false;     // capture native tops by signal before suspending (sampled mode)
     bool skip_unchanged = false;  // threads that have used no CPU time since their last walk are not walked again
     bool keep_walks = true;       // keep the frames for attribution (shadow mode only compares them)
+    bool cpu_states = false;      // find which threads are on a CPU (SampledThread::on_cpu; sampled mode)
     uint32_t interval_ms = 10;    // bounds the wait for native-top answers
   };
 
@@ -66,7 +67,7 @@ class StackTick {
   const std::vector<std::shared_ptr<SampledThread>>& targets() const { return targets_; }
 
  private:
-  void find_unchanged_threads();
+  void read_threads_before_signals();
   void capture_native_tops(uint64_t tick_index);
   void read_cpu_before_walks();
   void walk_suspended(SamplerStats& tick, WalkObserver* observer);

@@ -47,12 +47,20 @@ NativeSymbol NativeSymbols::resolve(uintptr_t ip) {
   out.module = std::string(file_name_of(info.dli_fname ? info.dli_fname : ""));
   // An exported function keeps its exported name (pthread_cond_wait, not the ___pthread_cond_wait beside it in the
   // full table); the full tables name the rest.
-  std::optional<std::string> full;
-  if (info.dli_sname == nullptr) full = modules_.function_at(module_path(map), map ? map->l_addr : 0, probe);
-  if (info.dli_sname != nullptr) {
-    out.name = demangled(info.dli_sname);
-  } else if (full) {
-    out.name = demangled(full->c_str());
+  auto function_at = [&](uintptr_t address) -> std::optional<std::string> {
+    Dl_info at{};
+    if (dladdr(reinterpret_cast<void*>(address), &at) != 0 && at.dli_fbase == info.dli_fbase && at.dli_sname)
+      return demangled(at.dli_sname);
+    std::optional<std::string> full = modules_.function_at(module_path(map), map ? map->l_addr : 0, address);
+    if (full) return demangled(full->c_str());
+    return std::nullopt;
+  };
+  // A frame whose address is a function's first instruction (a thread interrupted there, or the signal return
+  // trampoline __restore_rt, which no call precedes) has nothing before it but padding: its own address names it.
+  std::optional<std::string> name = function_at(probe);
+  if (!name && probe != ip) name = function_at(ip);
+  if (name) {
+    out.name = std::move(*name);
   } else {
     char buf[64];
     std::snprintf(buf, sizeof buf, "+0x%lx",

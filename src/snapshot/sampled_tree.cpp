@@ -2,7 +2,7 @@
 
 namespace umbra {
 
-uint32_t SampledTree::add(const SampleFrame* root_first, size_t count) {
+uint32_t SampledTree::add(const SampleFrame* root_first, size_t count, bool on_cpu) {
   uint32_t at = 0;
   for (size_t i = 0; i < count; ++i) {
     Key key{at, root_first[i]};
@@ -16,7 +16,7 @@ uint32_t SampledTree::add(const SampleFrame* root_first, size_t count) {
     }
     at = it->second;
   }
-  add_again(at);
+  add_again(at, on_cpu);
   return at;
 }
 

@@ -1,6 +1,6 @@
 // A thread's call tree built from samples: each sample is a stack (root first) of managed FunctionIDs and native
-// IPs; each node counts the samples whose stack ended there. Written only by the sampler thread, outside any
-// runtime suspension (it allocates).
+// IPs; each node counts the samples whose stack ended there, and of those the ones taken on a CPU. Written only by
+// the sampler thread, outside any runtime suspension (it allocates).
 #pragma once
 
 #include <cstddef>
@@ -22,23 +22,29 @@ class SampledTree {
     SampleFrame frame;
     uint32_t parent = 0;
     uint64_t self_samples = 0;
+    uint64_t self_cpu_samples = 0;  // of self_samples, those taken while the thread was on a CPU
     std::vector<uint32_t> children;
   };
 
   SampledTree() { nodes_.push_back(Node{}); }  // node 0: the root
 
   // Adds one sample; `root_first` runs from the outermost frame to the one executing. Returns the node it ended at.
-  uint32_t add(const SampleFrame* root_first, size_t count);
+  uint32_t add(const SampleFrame* root_first, size_t count, bool on_cpu);
   // Adds one more sample ending at a node an earlier add returned (a stack seen again, unchanged).
-  void add_again(uint32_t leaf) {
+  void add_again(uint32_t leaf, bool on_cpu) {
     ++nodes_[leaf].self_samples;
     ++samples_;
+    if (on_cpu) {
+      ++nodes_[leaf].self_cpu_samples;
+      ++cpu_samples_;
+    }
   }
 
   const Node& node(uint32_t index) const { return nodes_[index]; }
   const Node& root() const { return nodes_[0]; }
   size_t size() const { return nodes_.size(); }
   uint64_t samples() const { return samples_; }
+  uint64_t cpu_samples() const { return cpu_samples_; }
 
  private:
   struct Key {
@@ -54,6 +60,7 @@ class SampledTree {
   std::vector<Node> nodes_;
   std::unordered_map<Key, uint32_t, KeyHash> index_;
   uint64_t samples_ = 0;
+  uint64_t cpu_samples_ = 0;
 };
 
 }  // namespace umbra

@@ -46,6 +46,13 @@ struct SampledThread {
   std::optional<uint64_t> cpu_ns_before_walk;  // this tick's reading, taken after the native-top capture
   bool unchanged = false;            // this tick: not run since the last walk; its last sample is counted again
   NativeRunCache native_runs;        // native runs its walks unwound (stack_walk.h)
+  // Sampler thread only: whether the thread was on a CPU at this tick's sample (read before the native-top signal,
+  // which wakes it; snapshot/thread_cpu_time.h).
+  bool on_cpu = false;
+  // Its CPU time as the sampler last read it (after the signal was answered, when one was sent, so that answering
+  // does not count as running at the next tick): the report's CPU time of an ended thread. Atomic: a report may read
+  // it while the sampler runs.
+  std::atomic<uint64_t> cpu_ns_seen{0};
 
   // Sampler thread only, focused shadow mode (sampler/signal_sampling.h): where the last stack taken by signal was
   // counted, to count it again while the thread's CPU time stands still.

@@ -19,7 +19,8 @@ const char* const kVariables[] = {"UMBRA_MODE",          "UMBRA_LAUNCHED_PID",  
                                   "UMBRA_MIN_PERCENT",   "UMBRA_INTERVAL_MS",   "UMBRA_RECONCILE_MS",
                                   "UMBRA_VERIFY",        "UMBRA_MAX_DEPTH",     "UMBRA_HOOKS",
                                   "UMBRA_EXACT_TIMES",   "UMBRA_BENCH_NOOP_HOOKS", "UMBRA_ALLOW_INLINING",
-                                  "UMBRA_FORMATS",       "UMBRA_PRECOMPILED",   "UMBRA_MAX_TREE_MB"};
+                                  "UMBRA_FORMATS",       "UMBRA_PRECOMPILED",   "UMBRA_MAX_TREE_MB",
+                                  "UMBRA_RUNTIME_FRAMES"};
 
 struct BadValue {
   const char* kind;
@@ -97,6 +98,30 @@ TEST(Configuration, MinPercentFoldsTheTextReport) {
   EXPECT_NE(all.find("ExitPaths.Program.Counted"), std::string::npos);
   EXPECT_EQ(folded.find("ExitPaths.Program.Counted"), std::string::npos);
   EXPECT_NE(folded.find("more under 50.0% each"), std::string::npos);
+}
+
+// The runtime's native frames, sampled: folded in the collapsed stacks by default, every one kept with
+// UMBRA_RUNTIME_FRAMES=keep; the JSON report has them all either way, and says which the other files show.
+TEST(Configuration, RuntimeFramesAreFoldedUnlessKept) {
+  std::string dir = scratch_dir("runtime_frames");
+  for (const char* setting : {"fold", "keep"}) {
+    SCOPED_TRACE(setting);
+    auto env = profiler_env(dir + "/" + setting);
+    env["UMBRA_MODE"] = "sampled";
+    env["UMBRA_INTERVAL_MS"] = "1";
+    env["UMBRA_FORMATS"] = "json,collapsed";
+    if (std::string(setting) == "keep") env["UMBRA_RUNTIME_FRAMES"] = "keep";
+    ProcessResult r = run_process(app_command("ExitPaths", {"return"}), env);
+    EXPECT_EQ(r.exit_code, 5);
+    EXPECT_EQ(r.err.find("UMBRA_"), std::string::npos) << r.err;
+    std::string collapsed = read_file(dir + "/" + setting + ".collapsed");
+    std::string json = read_file(dir + "/" + setting + ".json");
+    bool folded = std::string(setting) == "fold";
+    EXPECT_EQ(collapsed.find("[native start-up];") != std::string::npos, folded) << collapsed.substr(0, 2000);
+    EXPECT_EQ(collapsed.find("libcoreclr.so+0x") != std::string::npos, !folded) << collapsed.substr(0, 2000);
+    EXPECT_NE(json.find("\"libcoreclr.so+0x"), std::string::npos);
+    EXPECT_NE(json.find(std::string("\"runtime_frames\":\"") + setting + "\""), std::string::npos);
+  }
 }
 
 TEST(Configuration, FormatsChooseTheFiles) {

@@ -43,8 +43,9 @@ std::string* Formats::dir_;
 TEST_F(Formats, SpeedscopeFilesMatchSpeedscopesSchema) {
   ProcessResult v = validate_speedscope({path("shadow.speedscope.json"), path("sampled.speedscope.json")});
   EXPECT_EQ(v.exit_code, 0) << v.out << v.err;
-  EXPECT_NE(v.out.find("evented profiles"), std::string::npos) << v.out;
-  EXPECT_NE(v.out.find("sampled profiles"), std::string::npos) << v.out;
+  // Shadow mode's exact trees are evented profiles; the samples taken on a CPU, in both modes, sampled ones.
+  EXPECT_NE(v.out.find("evented,sampled profiles"), std::string::npos) << v.out;
+  EXPECT_NE(v.out.find("sampled.speedscope.json"), std::string::npos) << v.out;
 }
 
 TEST_F(Formats, TheValidatorRejectsABrokenFile) {
@@ -81,6 +82,30 @@ TEST_F(Formats, CollapsedStacksCarryTheTree) {
     EXPECT_GT(samples, 0u);
     EXPECT_EQ(weight, samples);
     EXPECT_NE(text.find("KnownCounts.Program.Main"), std::string::npos);
+  }
+}
+
+// --collapsed-weight cpu_samples: the stacks of the samples taken on a CPU, adding up to the report's.
+TEST_F(Formats, CollapsedCpuSamplesAddUpToTheReports) {
+  for (const char* mode : {"shadow", "sampled"}) {
+    SCOPED_TRACE(mode);
+    ProcessResult r =
+        run_process({launcher_path(), "report", path(std::string(mode) + ".json"), "--format", "collapsed",
+                     "--collapsed-weight", "cpu_samples", "-o", path(std::string(mode) + "-cpu")});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::string text = read_file(path(std::string(mode) + "-cpu.collapsed"));
+    uint64_t weight = 0;
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) weight += std::stoull(line.substr(line.rfind(' ') + 1));
+    uint64_t cpu = 0, samples = 0;
+    JsonValue report = load_report(path(std::string(mode) + ".json"));
+    for (const auto& t : threads_of(report)) {
+      cpu += thread_cpu_samples_of(t);
+      samples += thread_samples_of(t);
+    }
+    EXPECT_GT(cpu, 0u);
+    EXPECT_LE(cpu, samples);
+    EXPECT_EQ(weight, cpu);
   }
 }
 
@@ -148,7 +173,8 @@ std::vector<TopRow> top_rows(const std::string& out) {
 }
 
 // --top N: N rows, the methods with the most self time (shadow) or self samples (sampled), summed over every node of
-// every thread, most first; the test sums them from the JSON itself.
+// every thread, most first; the test sums them from the JSON itself, which keeps the runtime's frames (so does --top
+// with --runtime-frames keep; by default it ranks them folded, as the text report shows them).
 TEST_F(Formats, TopRanksMethodsBySelfTimeOrSamples) {
   for (const char* mode : {"shadow", "sampled"}) {
     SCOPED_TRACE(mode);
@@ -169,7 +195,7 @@ TEST_F(Formats, TopRanksMethodsBySelfTimeOrSamples) {
 
     constexpr size_t kTop = 7;
     ProcessResult top = run_process({launcher_path(), "report", path(std::string(mode) + ".json"), "--top",
-                                     std::to_string(kTop)});
+                                     std::to_string(kTop), "--runtime-frames", "keep"});
     ASSERT_EQ(top.exit_code, 0) << top.err;
     std::vector<TopRow> rows = top_rows(top.out);
     ASSERT_EQ(rows.size(), kTop) << top.out;
@@ -190,9 +216,14 @@ TEST_F(Formats, TopRanksMethodsBySelfTimeOrSamples) {
     }
 
     // More rows asked than there are methods: every method, once.
-    ProcessResult all = run_process({launcher_path(), "report", path(std::string(mode) + ".json"), "--top", "1000000"});
+    ProcessResult all = run_process({launcher_path(), "report", path(std::string(mode) + ".json"), "--top", "1000000",
+                                     "--runtime-frames", "keep"});
     ASSERT_EQ(all.exit_code, 0) << all.err;
     EXPECT_EQ(top_rows(all.out).size(), key.size());
+    ProcessResult folded = run_process({launcher_path(), "report", path(std::string(mode) + ".json"), "--top", "1000000"});
+    ASSERT_EQ(folded.exit_code, 0) << folded.err;
+    for (const TopRow& row : top_rows(folded.out))
+      EXPECT_NE(row.method.rfind("libcoreclr.so+0x", 0), 0u) << "not folded: " << row.method;
   }
 }
 
@@ -211,7 +242,7 @@ TEST_F(Formats, BadReportsGiveOneLineAndStatusTwo) {
   } cases[] = {{"empty.json", "line 1, column 1"},
                {"corrupt.json", "line 1, column 42 (byte 41): expected a value"},
                {"truncated.json", "unexpected end of input"},
-               {"other.json", "not \"umbra-report/2\" or \"umbra-report/1\""},
+               {"other.json", "not \"umbra-report/3\", \"umbra-report/2\" or \"umbra-report/1\""},
                {"wrong-type.json", "threads[0].roots[0].calls: not a whole number from 0 to 18446744073709551615"},
                {"missing.json", "cannot read"}};
   for (const auto& c : cases) {

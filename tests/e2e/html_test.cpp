@@ -76,6 +76,45 @@ TEST(Html, FlameGraphSearchAndScreenshotInABrowser) {
   EXPECT_GT(std::filesystem::file_size(dir + "/page.png"), 10000u);
 }
 
+// A hot thread and a waiting one: the page weighs by wall time or, toggled, by CPU (the totals it draws are the
+// report's samples and CPU samples), lists each thread with its share of the CPU, and hides the idle ones.
+TEST(Html, WallOrCpuViewAndIdleThreadsHidden) {
+  std::string dir = scratch_dir("html_cpu");
+  ProcessResult r = run_process(with_app({launcher_path(), "run", "--mode", "sampled", "--interval-ms", "2", "--format",
+                                          "json,html", "-o", dir + "/r", "--"},
+                                         "Workloads", {"cpuwait", "1000"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  JsonValue report = load_report(dir + "/r.json");
+  uint64_t samples = 0, cpu = 0;
+  for (const auto& t : threads_of(report)) {
+    samples += thread_samples_of(t);
+    cpu += thread_cpu_samples_of(t);
+  }
+  ASSERT_GT(cpu, 0u);
+  ASSERT_LT(cpu, samples);
+  const size_t threads = threads_of(report).size();
+
+  auto wall = render(dir, "file://" + dir + "/r.html");
+  EXPECT_EQ(wall["view"], "wall");
+  EXPECT_EQ(wall["weight"], std::to_string(samples));
+  EXPECT_EQ(wall["threads"], std::to_string(threads));
+  auto by_cpu = render(dir, "file://" + dir + "/r.html#view=cpu");
+  EXPECT_EQ(by_cpu["view"], "cpu");
+  EXPECT_EQ(by_cpu["weight"], std::to_string(cpu));
+
+  auto argv = chromium(dir + "/chromium");
+  argv.push_back("--dump-dom");
+  argv.push_back("file://" + dir + "/r.html");
+  std::string dom = run_process(argv, {}, 120).out;
+  EXPECT_TRUE(std::regex_search(dom, std::regex("<option value=\"[0-9]+\">waiter \u2014 [0-9]\\.[0-9]% of CPU")))
+      << dom.substr(0, 3000);
+  argv.back() += "#idle=hide";
+  std::string hidden = run_process(argv, {}, 120).out;
+  EXPECT_EQ(body_data(hidden)["ready"], "yes");
+  EXPECT_LT(std::stoul(body_data(hidden)["threads"]), threads);
+  EXPECT_EQ(hidden.find(">waiter \u2014"), std::string::npos) << "the waiter is idle";
+}
+
 TEST(Html, AFiftyThousandNodeReportOpens) {
   // A synthetic saved report: 50,000 nodes, 250 wide and 200 deep, converted by `umbra report`.
   std::string dir = scratch_dir("html_big");

@@ -18,7 +18,7 @@ JsonValue* member(JsonValue& object, std::string_view key) {
   return nullptr;
 }
 
-// umbra-report/2 names each method once, in "frames", and writes a thread's nodes as numbers in pre-order. The
+// umbra-report/3 (and /2) names each method once, in "frames", and writes a thread's nodes as numbers in pre-order. The
 // tests ask their questions of nodes as objects (name, module, kind, the fields by name, children): this reads the
 // numbers as the schema says, independently of umbra's own reader. Iterative: deep trees take no stack.
 JsonValue::Array nodes_as_objects(const JsonValue::Array& values, const JsonValue& doc) {
@@ -64,7 +64,7 @@ JsonValue load_report(const std::string& path) {
   std::stringstream buffer;
   buffer << in.rdbuf();
   JsonValue doc = parse_json(buffer.str());
-  if (doc.find("schema")->as_string() != "umbra-report/2") return doc;
+  if (doc.find("schema")->as_string() == "umbra-report/1") return doc;
   for (JsonValue& thread : member(doc, "threads")->as_array())
     thread.set("roots", nodes_as_objects(thread.find("nodes")->as_array(), doc));
   return doc;
@@ -182,6 +182,19 @@ void for_each_path(const JsonValue& thread,
 }
 
 uint64_t samples_of(const JsonValue& node) { return node.find("samples")->as_uint(); }
+uint64_t cpu_samples_of(const JsonValue& node) { return node.find("cpu_samples")->as_uint(); }
+
+uint64_t thread_samples_of(const JsonValue& thread) {
+  uint64_t total = 0;
+  for (const auto& r : roots_of(thread)) total += samples_of(r);
+  return total;
+}
+
+uint64_t thread_cpu_samples_of(const JsonValue& thread) {
+  uint64_t total = 0;
+  for (const auto& r : roots_of(thread)) total += cpu_samples_of(r);
+  return total;
+}
 
 void for_each_node(const JsonValue& report, const std::function<void(const JsonValue& node)>& visit) {
   for (const auto& t : threads_of(report)) visit_all(roots_of(t), visit);

@@ -35,6 +35,10 @@ const JsonValue* thread_named(const JsonValue& report, const std::string& name);
 void for_each_path(const JsonValue& thread,
                    const std::function<void(const std::vector<const JsonValue*>& path)>& visit);
 uint64_t samples_of(const JsonValue& node);
+uint64_t cpu_samples_of(const JsonValue& node);
+// Samples (or CPU samples) of a whole thread: its roots' summed.
+uint64_t thread_samples_of(const JsonValue& thread);
+uint64_t thread_cpu_samples_of(const JsonValue& thread);
 // Samples of `thread` under its outermost frames whose names `matches` (frames nested in those are not counted
 // again).
 uint64_t outermost_samples(const JsonValue& thread, const std::function<bool(const std::string& name)>& matches);

@@ -1,8 +1,13 @@
 // A real web server: an ASP.NET Core minimal API (tests/apps/WebApi) on 127.0.0.1 under a bounded load from a
 // client that is not profiled (tests/apps/LoadClient), without umbra and in both modes. Every request is answered
-// correctly; the report shows the request pipeline on the threads that served it. Throughput and latency are
-// printed for comparison, never asserted.
+// correctly; the report shows the request pipeline on the threads that served it; the sampled profile's collapsed
+// stacks fold the runtime's frames. Throughput and latency are printed for comparison, never asserted.
+#include <dlfcn.h>
+#include <elfutils/libdwelf.h>
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <libelf.h>
+#include <link.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -10,11 +15,13 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include "e2e_env.h"
 #include "process.h"
 #include "report_query.h"
+#include "snapshot/debug_file_paths.h"
 #include "util/large_stack.h"
 
 namespace umbra::testing {
@@ -68,6 +75,93 @@ LoadResult serve_under_load(const std::string& dir, const std::string& mode,
 
 bool is_pipeline_frame(const std::string& name) { return name.rfind("Microsoft.AspNetCore.", 0) == 0; }
 
+// Whether libc's debug file is installed (libc6-dbg), where umbra looks for it: by libc's build id.
+bool libc_debug_file_installed() {
+  Dl_info info{};
+  link_map* libc = nullptr;
+  if (dladdr1(reinterpret_cast<void*>(&::write), &info, reinterpret_cast<void**>(&libc), RTLD_DL_LINKMAP) == 0)
+    return false;
+  std::string debug_file;
+  elf_version(EV_CURRENT);
+  int fd = ::open(libc->l_name, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  if (Elf* elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr)) {
+    const void* id = nullptr;
+    ssize_t length = dwelf_elf_gnu_build_id(elf, &id);
+    if (length > 0)
+      debug_file = build_id_debug_path(kSystemDebugRoot, static_cast<const unsigned char*>(id), size_t(length));
+    elf_end(elf);
+  }
+  ::close(fd);
+  return !debug_file.empty() && std::filesystem::exists(debug_file);
+}
+
+// The runtime's and its host's modules: the frames folded by default.
+bool is_runtime_module(const std::string& module) {
+  for (const char* m : {"libcoreclr.so", "libclrjit.so", "libhostfxr.so", "libhostpolicy.so", "dotnet", "libclrgc.so"})
+    if (module == m) return true;
+  return false;
+}
+
+// Collapsed stacks as frame lists, each with its count.
+std::vector<std::pair<std::vector<std::string>, uint64_t>> collapsed_stacks(const std::string& text) {
+  std::vector<std::pair<std::vector<std::string>, uint64_t>> stacks;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    size_t space = line.rfind(' ');
+    std::vector<std::string> frames;
+    std::istringstream parts(line.substr(0, space));
+    for (std::string frame; std::getline(parts, frame, ';');) frames.push_back(frame);
+    stacks.emplace_back(std::move(frames), std::stoull(line.substr(space + 1)));
+  }
+  return stacks;
+}
+
+// The run's collapsed stacks fold every run of the runtime's frames into one frame ("[libcoreclr.so]", "[native
+// start-up]"), while its JSON report keeps them all, and `umbra report --runtime-frames keep` shows them again.
+void expect_runtime_frames_folded(const std::string& dir, const JsonValue& report) {
+  std::set<std::string> runtime_frames;  // names of the runtime's frames that have samples
+  size_t longest_run = 0;
+  for (const auto& thread : threads_of(report))
+    for_each_path(thread, [&](const std::vector<const JsonValue*>& path) {
+      const JsonValue& last = *path.back();
+      if (last.find("kind")->as_string() != "native" || !is_runtime_module(last.find("module")->as_string())) return;
+      if (samples_of(last) > 0) runtime_frames.insert(name_of(last));
+      size_t run = 0;
+      for (auto it = path.rbegin(); it != path.rend(); ++it, ++run)
+        if ((*it)->find("kind")->as_string() != "native" || !is_runtime_module((*it)->find("module")->as_string()))
+          break;
+      longest_run = std::max(longest_run, run);
+    });
+  EXPECT_GE(longest_run, 5u) << "the JSON report keeps the runtime's frames, runs of them";
+
+  auto is_folded = [](const std::string& frame) {
+    return frame == "[native start-up]" || (frame.front() == '[' && frame.find(".so") != std::string::npos);
+  };
+  uint64_t folded_weight = 0, folded_frames = 0;
+  for (const auto& [frames, count] : collapsed_stacks(read_file(dir + "/r.collapsed"))) {
+    folded_weight += count;
+    for (size_t i = 0; i < frames.size(); ++i) {
+      EXPECT_EQ(runtime_frames.count(frames[i]), 0u) << frames[i] << " not folded";
+      folded_frames += is_folded(frames[i]);
+      if (i > 0) EXPECT_FALSE(is_folded(frames[i - 1]) && is_folded(frames[i])) << frames[i - 1] << ";" << frames[i];
+    }
+  }
+  EXPECT_GT(folded_frames, 0u);
+
+  ProcessResult keep = run_process({launcher_path(), "report", dir + "/r.json", "--format", "collapsed",
+                                    "--runtime-frames", "keep", "-o", dir + "/kept"});
+  ASSERT_EQ(keep.exit_code, 0) << keep.err;
+  uint64_t kept_weight = 0;
+  std::set<std::string> kept_frames;
+  for (const auto& [frames, count] : collapsed_stacks(read_file(dir + "/kept.collapsed"))) {
+    kept_weight += count;
+    kept_frames.insert(frames.begin(), frames.end());
+  }
+  EXPECT_EQ(kept_weight, folded_weight);
+  for (const auto& frame : runtime_frames) EXPECT_EQ(kept_frames.count(frame), 1u) << frame << " not kept";
+}
+
 TEST(RealPrograms, AspNetCoreMinimalApiUnderLoad) {
   std::string base = scratch_dir("aspnetcore");
   std::filesystem::create_directories(base + "/none");
@@ -78,7 +172,10 @@ TEST(RealPrograms, AspNetCoreMinimalApiUnderLoad) {
   struct Variant {
     const char *name, *mode;
     std::vector<std::string> options;
-  } variants[] = {{"sampled", "sampled", {}}, {"shadow", "shadow", {}}, {"focused", "shadow", {"--hooks-for", "[WebApi]"}}};
+  } variants[] = {{"sampled", "sampled", {"--format", "json,collapsed"}},
+                  {"shadow", "shadow", {}},
+                  {"focused", "shadow", {"--hooks-for", "[WebApi]"}}};
+  const bool libc_named = libc_debug_file_installed();
   for (const Variant& variant : variants) {
     const char* mode = variant.name;
     SCOPED_TRACE(mode);
@@ -129,6 +226,14 @@ TEST(RealPrograms, AspNetCoreMinimalApiUnderLoad) {
         for (const auto& [reason, count] : stats.find("drops")->as_object()) EXPECT_EQ(count.as_uint(), 0u) << reason;
       } else {
         EXPECT_GE(pipeline_samples, 100u) << "the request pipeline is sampled";
+        expect_runtime_frames_folded(dir, report);
+        // Where libc6-dbg is installed, libc's internal functions (its waits, its start-up) have their names.
+        if (libc_named)
+          for_each_node(report, [&](const JsonValue& n) {
+            EXPECT_NE(name_of(n).rfind("libc.so.6+", 0), 0u) << "an unnamed libc frame";
+          });
+        else
+          std::printf("[ %s ] libc's debug file is not installed: its frames' names are not checked\n", mode);
       }
     });
   }

@@ -16,6 +16,7 @@ namespace {
 struct Profiled {
   ProcessResult result;
   JsonValue report;
+  std::string dir;  // where the reports are: r.json, r.txt
 };
 
 Profiled profile(const std::string& mode, const std::vector<std::string>& workload) {
@@ -24,6 +25,7 @@ Profiled profile(const std::string& mode, const std::vector<std::string>& worklo
       with_app({launcher_path(), "run", "--mode", mode, "--interval-ms", "1", "-o", dir + "/r", "--"}, "Workloads");
   argv.insert(argv.end(), workload.begin(), workload.end());
   Profiled run;
+  run.dir = dir;
   run.result = run_process(argv);
   EXPECT_EQ(run.result.exit_code, 0) << run.result.err;
   // Reports are as deep as the deepest stack: parse and query them on a large stack.
@@ -131,6 +133,51 @@ TEST_P(Workloads, OneThousandLiveThreads) {
   for (const auto& thread : threads_of(run.report))
     working += total_calls(roots_of(thread), "Workloads.Program.Work") == 10;
   EXPECT_EQ(working, 1000u);
+}
+
+// A hot method and a thread blocked in Monitor.Wait, side by side. Weighed by CPU, the hot method has (nearly) all
+// of its thread's samples and the waiter (nearly) none of the process's; weighed by wall time, the waiter spends its
+// samples waiting. The text report's thread lines say samples, those on a CPU, and CPU time.
+TEST_P(Workloads, CpuTimeApartFromWaiting) {
+  Profiled run = profile(GetParam(), {"cpuwait", "3000"});
+  EXPECT_EQ(run.result.out, "cpuwait done\n");
+  const JsonValue* waiter = thread_named(run.report, "waiter");
+  ASSERT_NE(waiter, nullptr);
+  const JsonValue* main = nullptr;
+  uint64_t all_cpu = 0;
+  for (const auto& thread : threads_of(run.report)) {
+    all_cpu += thread_cpu_samples_of(thread);
+    if (find_anywhere(roots_of(thread), "Workloads.Program.Crunch")) main = &thread;
+  }
+  ASSERT_NE(main, nullptr);
+  uint64_t crunch_cpu = 0, crunch_wall = 0;
+  for_each_path(*main, [&](const std::vector<const JsonValue*>& path) {
+    if (name_of(*path.back()) != "Workloads.Program.Crunch") return;
+    crunch_cpu += cpu_samples_of(*path.back());
+    crunch_wall += samples_of(*path.back());
+  });
+  const uint64_t main_cpu = thread_cpu_samples_of(*main), waiter_cpu = thread_cpu_samples_of(*waiter);
+  std::printf("[ %s ] Crunch %lu CPU samples of its thread's %lu (%lu wall); waiter %lu of the process's %lu\n",
+              GetParam(), crunch_cpu, main_cpu, crunch_wall, waiter_cpu, all_cpu);
+  EXPECT_GT(crunch_cpu, 100u);
+  EXPECT_GE(double(crunch_cpu), 0.9 * double(main_cpu));
+  EXPECT_LT(double(waiter_cpu), 0.05 * double(all_cpu));
+
+  const uint64_t waiter_wall = thread_samples_of(*waiter);
+  const uint64_t waiting =
+      outermost_samples(*waiter, [](const std::string& n) { return n == "System.Threading.Monitor.Wait"; });
+  EXPECT_GT(waiter_wall, 100u) << "the wall view shows the waiter";
+  EXPECT_GE(double(waiting), 0.9 * double(waiter_wall)) << waiting << " of " << waiter_wall << " in Monitor.Wait";
+  ASSERT_TRUE(main->find("cpu_ns")->is_number());
+  EXPECT_GT(main->find("cpu_ns")->as_uint(), 10 * waiter->find("cpu_ns")->as_uint());
+
+  std::string text = read_file(run.dir + "/r.txt");
+  size_t line_at = text.find("=== thread \"waiter\"");
+  ASSERT_NE(line_at, std::string::npos) << text.substr(0, 3000);
+  std::string line = text.substr(line_at, text.find('\n', line_at) - line_at);
+  EXPECT_NE(line.find(" samples, "), std::string::npos) << line;
+  EXPECT_NE(line.find(" on CPU  CPU "), std::string::npos) << line;
+  EXPECT_EQ(line.find(" calls ") != std::string::npos, shadow()) << line;  // sampled mode measures no calls
 }
 
 INSTANTIATE_TEST_SUITE_P(BothModes, Workloads, ::testing::Values("shadow", "sampled"),

@@ -26,6 +26,9 @@ TEST(CollapsedWriter, OneLinePerStackWeightedAsAsked) {
   EXPECT_NE(with_threads.find("Main \"thread\";App.Program.Main;App.Program.Hot 10\n"), std::string::npos)
       << with_threads;
   EXPECT_NE(with_threads.find("tid 43;App.Worker.Run 1\n"), std::string::npos);
+  // CPU time: the samples taken on a CPU; a stack with none is no line.
+  r.threads[0].roots[0].children[0].self_cpu_samples = 5;
+  EXPECT_EQ(report_to_collapsed(r, {CollapsedWeight::kCpuSamples, false}), "App.Program.Main;App.Program.Hot 5\n");
 }
 
 TEST(CollapsedWriter, SeparatorsInNamesCannotSplitAFrame) {

@@ -13,6 +13,9 @@ namespace {
 
 TEST(HtmlWriter, EmbedsTheTreeSafely) {
   Report r = testing::known_report();
+  ReportNode& hot = r.threads[0].roots[0].children[0];
+  hot.cpu_samples = hot.self_cpu_samples = r.threads[0].roots[0].cpu_samples = 3;
+  r.threads[0].cpu_ns = 2'000'000;
   testing::set_name(r.threads[0].roots[0].children[1], "Evil</script><script>alert(1)");
   std::string page = report_to_html(r);
   EXPECT_EQ(page.find("/*UMBRA_DATA*/"), std::string::npos);
@@ -33,6 +36,14 @@ TEST(HtmlWriter, EmbedsTheTreeSafely) {
   const auto& threads = doc.find("threads")->as_array();
   ASSERT_EQ(threads.size(), 2u);
   EXPECT_EQ(threads[1].find("first")->as_uint(), 3u);
+  // Each row ends with its CPU samples and its own; each thread has its samples, CPU samples and CPU time.
+  EXPECT_EQ(nodes[1].as_array().size(), 12u);
+  EXPECT_EQ(nodes[1].as_array()[10].as_uint(), 3u);
+  EXPECT_EQ(nodes[1].as_array()[11].as_uint(), 3u);
+  EXPECT_EQ(threads[0].find("cpu")->as_uint(), 3u);
+  EXPECT_EQ(threads[0].find("samples")->as_uint(), 0u);
+  EXPECT_EQ(threads[0].find("cpu_ns")->as_int(), 2'000'000);
+  EXPECT_EQ(threads[1].find("cpu_ns")->as_int(), -1);  // not read
   EXPECT_EQ(doc.find("strings")->as_array()[doc.find("nodes")->as_array()[2].as_array()[1].as_uint()].as_string(),
             "Evil</script><script>alert(1)");
 }

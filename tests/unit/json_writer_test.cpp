@@ -11,8 +11,13 @@ namespace umbra {
 namespace {
 
 TEST(JsonWriter, WritesTheSchemaFieldsExactly) {
-  JsonValue doc = parse_json(report_to_json(testing::known_report()));
-  EXPECT_EQ(doc.find("schema")->as_string(), "umbra-report/2");
+  Report r = testing::known_report();
+  r.threads[0].roots[0].children[0].self_cpu_samples = 4;  // Hot: 4 of its samples on a CPU
+  r.threads[0].roots[0].children[0].cpu_samples = 4;
+  r.threads[0].roots[0].cpu_samples = 4;
+  r.threads[0].cpu_ns = 123456789;
+  JsonValue doc = parse_json(report_to_json(r));
+  EXPECT_EQ(doc.find("schema")->as_string(), "umbra-report/3");
   EXPECT_EQ(doc.find("mode")->as_string(), "shadow");
   EXPECT_EQ(doc.find("pid")->as_int(), 42);
   EXPECT_EQ(doc.find("runtime")->as_string(), "10.0.0");
@@ -24,17 +29,21 @@ TEST(JsonWriter, WritesTheSchemaFieldsExactly) {
   EXPECT_EQ(threads[0].find("name")->as_string(), "Main \"thread\"");
   EXPECT_TRUE(threads[1].find("managed_id")->is_null());
   EXPECT_TRUE(threads[1].find("name")->is_null());
+  EXPECT_EQ(threads[0].find("cpu_ns")->as_uint(), 123456789u);
+  EXPECT_TRUE(threads[1].find("cpu_ns")->is_null());
   // Each method once; nodes are numbers in pre-order: frame, children, calls, samples, self_samples, total_ns,
-  // self_ns, tail_entries.
+  // self_ns, tail_entries, cpu_samples, self_cpu_samples.
   EXPECT_EQ(doc.find("node_fields")->dump(),
-            R"(["frame","children","calls","samples","self_samples","total_ns","self_ns","tail_entries"])");
+            R"(["frame","children","calls","samples","self_samples","total_ns","self_ns","tail_entries",)"
+            R"("cpu_samples","self_cpu_samples"])");
   EXPECT_EQ(doc.find("frames")->dump(), R"([["App.Program.Main","App.dll","managed"],)"
                                         R"(["App.Program.Hot","App.dll","managed"],)"
                                         R"(["App.Program.Tiny","App.dll","managed"],)"
                                         R"(["App.Worker.Run","App.dll","managed"]])");
   EXPECT_EQ(threads[0].find("nodes")->dump(),
-            "[0,2,1,0,0,1000000000,100000000,0,1,0,10,0,0,899000000,899000000,0,2,0,3,0,0,1000000,1000000,0]");
-  EXPECT_EQ(threads[1].find("nodes")->dump(), "[3,0,1,0,0,5000000,5000000,0]");
+            "[0,2,1,0,0,1000000000,100000000,0,4,0,1,0,10,0,0,899000000,899000000,0,4,4,2,0,3,0,0,1000000,1000000,0,"
+            "0,0]");
+  EXPECT_EQ(threads[1].find("nodes")->dump(), "[3,0,1,0,0,5000000,5000000,0,0,0]");
   EXPECT_EQ(doc.find("stats")->find("drops")->find("stack_overflow")->as_uint(), 2u);
 }
 
@@ -68,7 +77,7 @@ TEST(JsonWriter, UnmeasuredCountersAreNull) {
   r.threads[1].roots[0].total_ns.reset();
   r.threads[1].roots[0].self_ns.reset();
   JsonValue doc = parse_json(report_to_json(r));
-  EXPECT_EQ(doc.find("threads")->as_array()[1].find("nodes")->dump(), "[3,0,null,0,0,null,null,0]");
+  EXPECT_EQ(doc.find("threads")->as_array()[1].find("nodes")->dump(), "[3,0,null,0,0,null,null,0,0,0]");
 }
 
 TEST(JsonWriter, AFrameIsItsNameModuleAndKindTogether) {

@@ -12,6 +12,10 @@
 #include <filesystem>
 #include <string>
 
+// Two functions at 64-byte boundaries: padding lies before the second, which the test's exported symbols name.
+extern "C" __attribute__((noinline, aligned(64))) int umbra_test_before_padding(int x) { return x + 1; }
+extern "C" __attribute__((noinline, aligned(64))) int umbra_test_after_padding(int x) { return x * 3; }
+
 namespace umbra {
 namespace {
 
@@ -67,6 +71,18 @@ TEST(NativeSymbols, AStrippedModuleIsNamedFromItsBuildIdFile) {
   char offset[32];
   std::snprintf(offset, sizeof offset, "+0x%lx", static_cast<unsigned long>(from_base));
   EXPECT_EQ(NativeSymbols("/nonexistent").lookup(probe.inside).name, kProbeName + offset);
+}
+
+// A thread interrupted at a function's first instruction, or the signal return trampoline on a stack: the address
+// before the frame's is padding, which names nothing; the frame's own address names its function.
+TEST(NativeSymbols, AFrameAtAFunctionsFirstInstructionIsNamedByIt) {
+  uintptr_t start = reinterpret_cast<uintptr_t>(&umbra_test_after_padding);
+  Dl_info before{};
+  ASSERT_TRUE(dladdr(reinterpret_cast<void*>(start - 1), &before) != 0 && before.dli_sname == nullptr)
+      << "no padding before the function: " << before.dli_sname;
+  EXPECT_EQ(NativeSymbols("/nonexistent").lookup(start).name, "umbra_test_after_padding");
+  EXPECT_EQ(NativeSymbols("/nonexistent").lookup(start + 1).name, "umbra_test_after_padding");
+  EXPECT_EQ(umbra_test_before_padding(1) + umbra_test_after_padding(1), 5);
 }
 
 // libc's own debug file, as Debian's libc6-dbg installs it (by build id): the function that calls main is internal

@@ -4,7 +4,11 @@
 #include <stdlib.h>
 
 #include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
 
+#include "report/report_tree.h"
 #include "report_fixture.h"
 #include "util/large_stack.h"
 
@@ -14,16 +18,43 @@ namespace {
 struct Written {
   std::vector<std::string> paths;
   std::vector<std::string> warnings;
+  std::map<std::string, std::string> contents;  // by extension
 };
 
-Written write_all(const Report& report, const std::vector<std::string>& formats) {
+Written write_all(Report report, const std::vector<std::string>& formats) {
   char dir[] = "/tmp/umbra-output-files-XXXXXX";
   EXPECT_NE(mkdtemp(dir), nullptr);
   Written w;
   OutputRequest request{std::string(dir) + "/r", formats, 0.5, 0, {}};
   w.paths = write_report_files(report, request, [&](const std::string& line) { w.warnings.push_back(line); });
+  for (const auto& path : w.paths) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    w.contents[path.substr(path.find('.'))] = text.str();
+  }
   std::filesystem::remove_all(dir);
   return w;
+}
+
+// A sampled thread that starts in the host and waits in the runtime, as the sampler names its frames.
+Report report_with_runtime_frames() {
+  auto frame = [](const char* name, const char* module, const char* kind, std::vector<ReportNode> children) {
+    ReportNode n;
+    n.frame = intern_frame(name, module, kind);
+    n.children = std::move(children);
+    return n;
+  };
+  ReportNode wait = frame("pthread_cond_wait", "libc.so.6", "native", {});
+  wait.self_samples = 5;
+  ReportNode root = frame("__libc_start_main", "libc.so.6", "native", {frame("libcoreclr.so+0x10", "libcoreclr.so",
+      "native", {frame("App.Program.Main", "App.dll", "managed", {frame("libcoreclr.so+0x20", "libcoreclr.so",
+      "native", {frame("libcoreclr.so+0x30", "libcoreclr.so", "native", {wait})})})})});
+  finish_totals(root);
+  Report r;
+  r.mode = "sampled";
+  r.threads.emplace_back().roots.push_back(std::move(root));
+  return r;
 }
 
 TEST(OutputFiles, SaysWhatADeepReportLeftOut) {
@@ -53,6 +84,25 @@ TEST(OutputFiles, AnOrdinaryReportWarnsOfNothing) {
   Written w = write_all(testing::known_report(), {"json", "text", "collapsed", "speedscope", "html", "pprof"});
   EXPECT_EQ(w.paths.size(), 6u);
   EXPECT_EQ(w.warnings, std::vector<std::string>{});
+}
+
+// The JSON report keeps every frame, written first whatever the order asked; the others fold the runtime's frames,
+// unless the report says to keep them.
+TEST(OutputFiles, OnlyTheJsonReportKeepsTheRuntimesFramesByDefault) {
+  Written folded = write_all(report_with_runtime_frames(), {"collapsed", "json"});
+  ASSERT_EQ(folded.paths.size(), 2u);
+  EXPECT_NE(folded.paths[0].find(".json"), std::string::npos);
+  EXPECT_EQ(folded.contents[".collapsed"], "[native start-up];App.Program.Main;[libcoreclr.so];pthread_cond_wait 5\n");
+  EXPECT_NE(folded.contents[".json"].find("\"libcoreclr.so+0x30\""), std::string::npos);
+  EXPECT_NE(folded.contents[".json"].find("\"runtime_frames\":\"fold\""), std::string::npos);
+
+  Report keep = report_with_runtime_frames();
+  keep.runtime_frames = RuntimeFrames::kKeep;
+  Written kept = write_all(std::move(keep), {"json", "collapsed"});
+  EXPECT_EQ(kept.contents[".collapsed"],
+            "__libc_start_main;libcoreclr.so+0x10;App.Program.Main;libcoreclr.so+0x20;libcoreclr.so+0x30;"
+            "pthread_cond_wait 5\n");
+  EXPECT_NE(kept.contents[".json"].find("\"runtime_frames\":\"keep\""), std::string::npos);
 }
 
 }  // namespace

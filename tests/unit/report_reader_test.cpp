@@ -13,6 +13,7 @@ namespace {
 
 TEST(ReportReader, ReadsWhatTheWriterWrote) {
   Report original = testing::known_report();
+  original.runtime_frames = RuntimeFrames::kKeep;  // not the default: read, not assumed
   Report back = report_from_json(parse_json(report_to_json(original)));
   EXPECT_EQ(report_to_json(back), report_to_json(original));
 }
@@ -52,7 +53,7 @@ TEST(ReportReader, SaysWhereADocumentIsWrong) {
   };
   EXPECT_EQ(error_of("[]"), "document: not a JSON object");
   EXPECT_EQ(error_of(R"({"schema":"x"})"),
-            "schema: not \"umbra-report/2\" or \"umbra-report/1\" (is this an umbra report?)");
+            "schema: not \"umbra-report/3\", \"umbra-report/2\" or \"umbra-report/1\" (is this an umbra report?)");
   EXPECT_EQ(error_of(R"({"schema":"umbra-report/1","mode":"shadow","threads":{}})"),
             "document.threads: not an array");
   EXPECT_EQ(error_of(R"({"schema":"umbra-report/1","mode":"shadow","threads":[{"roots":[{"name":"a"}]}]})"),

@@ -23,6 +23,30 @@ const std::string kSmall =
     R"(1,1,2,4,3,1000000,900000,1,  2,0,null,1,1,100000,null,0,  1,0,3,1,1,1000000,1000000,0]}],)"
     R"("stats":{"enter_hooks":3,"future":{"x":[1,-2.5]}}})";
 
+// /3: two numbers more a node, its CPU samples and its own, and the thread's CPU time.
+TEST(ReportStreamReader, ReadsTheCpuSamplesOfTheThirdSchema) {
+  const std::string v3 =
+      R"({"schema":"umbra-report/3","mode":"sampled","node_fields":["frame","children","calls","samples",)"
+      R"("self_samples","total_ns","self_ns","tail_entries","cpu_samples","self_cpu_samples"],)"
+      R"("frames":[["App.Program.Main","App.dll","managed"],["App.Program.Hot","App.dll","managed"]],)"
+      R"("threads":[{"os_tid":7,"cpu_ns":1500000,)"
+      R"("nodes":[0,1,null,9,1,null,null,0,6,1,  1,0,null,8,8,null,null,0,5,5]}]})";
+  std::optional<Report> r = read_streamed_report(v3);
+  ASSERT_TRUE(r.has_value());
+  const ReportNode& main = r->threads[0].roots[0];
+  EXPECT_EQ(r->threads[0].cpu_ns, 1'500'000u);
+  EXPECT_EQ(main.cpu_samples, 6u);
+  EXPECT_EQ(main.self_cpu_samples, 1u);
+  EXPECT_EQ(main.children[0].cpu_samples, 5u);
+  EXPECT_EQ(main.children[0].self_cpu_samples, 5u);
+  EXPECT_EQ(report_to_json(*r), report_to_json(report_from_json(parse_json(v3))));
+  // /3 with /2's fields is no report of either.
+  std::string mixed = kSmall;
+  mixed.replace(mixed.find("umbra-report/2"), 14, "umbra-report/3");
+  EXPECT_FALSE(read_streamed_report(mixed).has_value());
+  EXPECT_THROW(report_from_json(parse_json(mixed)), ReportFormatError);
+}
+
 TEST(ReportStreamReader, ReadsASmallReportExactly) {
   std::optional<Report> r = read_streamed_report(kSmall);
   ASSERT_TRUE(r.has_value());
@@ -77,6 +101,7 @@ TEST(ReportStreamReader, ReadsASmallReportExactly) {
 
 TEST(ReportStreamReader, ReadsWhatTheWriterWrote) {
   Report original = testing::known_report();
+  original.runtime_frames = RuntimeFrames::kKeep;  // not the default: read, not assumed
   original.stats = testing::every_stat();
   std::optional<Report> back = read_streamed_report(report_to_json(original));
   ASSERT_TRUE(back.has_value());

@@ -55,6 +55,31 @@ TEST(SpeedscopeWriter, ShadowModeIsEventedAndNested) {
   EXPECT_EQ(events[5].find("at")->as_uint(), 1'000'000'000u);
 }
 
+// Beside each thread's profile (wall time), one of its samples taken on a CPU, for a thread that has any.
+TEST(SpeedscopeWriter, ThreadsOnACpuHaveACpuProfileToo) {
+  for (const char* mode : {"shadow", "sampled"}) {
+    SCOPED_TRACE(mode);
+    Report r = testing::known_sampled_report(4, 6);
+    r.mode = mode;
+    r.threads[0].roots[0].children[0].self_cpu_samples = 5;
+    r.threads[0].roots[0].children[0].cpu_samples = 5;
+    r.threads[0].roots[0].cpu_samples = 5;
+    JsonValue doc = parse_json(report_to_speedscope(r, "t"));
+    const auto& profiles = doc.find("profiles")->as_array();
+    ASSERT_EQ(profiles.size(), 3u);  // Main's, Main's on a CPU, the worker's
+    const JsonValue& cpu = profiles[1];
+    EXPECT_EQ(cpu.find("type")->as_string(), "sampled");
+    EXPECT_EQ(cpu.find("name")->as_string(), "Main \"thread\" (tid 42) on CPU");
+    EXPECT_EQ(cpu.find("endValue")->as_uint(), 5u);
+    EXPECT_EQ(cpu.find("weights")->dump(), "[5]");
+    const auto& frames = doc.find("shared")->find("frames")->as_array();
+    const auto& stack = cpu.find("samples")->as_array()[0].as_array();
+    ASSERT_EQ(stack.size(), 2u);
+    EXPECT_EQ(frames[stack[1].as_uint()].find("name")->as_string(), "App.Program.Hot");
+    EXPECT_EQ(profiles[2].find("name")->as_string(), "thread (tid 43)");
+  }
+}
+
 TEST(SpeedscopeWriter, ChildrenAreClippedToTheirParent) {
   Report r = testing::known_report();
   r.threads[0].roots[0].children[0].total_ns = 2'000'000'000;  // rounding gone wild: longer than its parent

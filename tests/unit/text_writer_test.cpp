@@ -30,7 +30,8 @@ TEST(TextWriter, HeaderThreadsAndIndentedTree) {
   std::string text = report_to_text(testing::known_report(), 0.5);
   EXPECT_NE(text.find("umbra shadow profile of pid 42 (runtime 10.0.0), 2.000 s, 2 threads"), std::string::npos);
   EXPECT_NE(text.find("not captured: stack_overflow=2"), std::string::npos);
-  EXPECT_NE(text.find("=== thread \"Main \"thread\"\"  os tid 42  14 calls  1000.000 ms"), std::string::npos);
+  EXPECT_NE(text.find("=== thread \"Main \"thread\"\"  os tid 42  14 calls  1000.000 ms  0 samples, 0 on CPU ===\n"),
+            std::string::npos);
   EXPECT_NE(text.find("os tid 43  (exited)"), std::string::npos);
   // Hot is a child of Main: indented by two more spaces, with its share of the thread.
   auto main_at = text.find("App.Program.Main  [App.dll]");
@@ -38,10 +39,11 @@ TEST(TextWriter, HeaderThreadsAndIndentedTree) {
   ASSERT_NE(main_at, std::string::npos);
   ASSERT_NE(hot_at, std::string::npos);
   EXPECT_LT(main_at, hot_at);
-  // Columns: calls, samples, total ms, self ms, share of the thread, then the indented method.
+  // Columns: calls, samples, on a CPU, total ms, self ms, share of the thread, then the indented method.
   auto line_start = text.rfind('\n', hot_at) + 1;
   std::string hot_line = text.substr(line_start, text.find('\n', hot_at) - line_start);
-  EXPECT_EQ(hot_line.substr(0, 61), "           10         0      899.000      899.000   89.9%    ") << hot_line;
+  EXPECT_EQ(hot_line.substr(0, 71), "           10         0         0      899.000      899.000   89.9%    ")
+      << hot_line;
 }
 
 // A very deep stack stays linear in size: indentation stops growing and the depth is printed instead.
@@ -88,11 +90,27 @@ TEST(TextWriter, ALongThreadNameKeepsTheHeaderWhole) {
   ASSERT_NE(start, std::string::npos);
   auto end = text.find('\n', start);
   std::string header = text.substr(start, end - start);
-  EXPECT_EQ(header.substr(header.size() - 11), "samples ===") << header;
+  EXPECT_EQ(header.substr(header.size() - 12), "0 on CPU ===") << header;
   EXPECT_NE(header.find("x\xe2\x80\xa6\"  os tid 42"), std::string::npos) << header;  // cut with an ellipsis
   EXPECT_LT(header.size(), 1200u);
   std::string titles = text.substr(end + 1, text.find('\n', end + 1) - end - 1);
-  EXPECT_EQ(titles, "        calls   samples     total ms      self ms  thread  method");
+  EXPECT_EQ(titles, "        calls   samples    on cpu     total ms      self ms  thread  method");
+}
+
+// Sampled mode: a thread is its samples, those taken on a CPU and the CPU time it used; no calls or times.
+TEST(TextWriter, SampledThreadsShowSamplesAndCpuTime) {
+  Report r = testing::known_sampled_report(4, 6);
+  r.threads[0].roots[0].children[0].samples = 6;
+  r.threads[0].roots[0].children[0].self_cpu_samples = 5;
+  r.threads[0].roots[0].children[0].cpu_samples = 5;
+  r.threads[0].roots[0].cpu_samples = 5;
+  r.threads[0].cpu_ns = 1'234'567'890;
+  std::string text = report_to_text(r, 0.0);
+  EXPECT_NE(text.find("=== thread \"Main \"thread\"\"  os tid 42  10 samples, 5 on CPU  CPU 1.235 s ===\n"),
+            std::string::npos) << text;
+  auto hot_at = text.find("App.Program.Hot");
+  auto line_start = text.rfind('\n', hot_at) + 1;
+  EXPECT_EQ(text.substr(line_start, 46), "           10         6         5      899.000") << text;
 }
 
 TEST(TextWriter, FoldsNodesUnderTheMinimumPercent) {

@@ -1,6 +1,7 @@
 #include "snapshot/thread_cpu_time.h"
 
 #include <gtest/gtest.h>
+#include <pthread.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -59,6 +60,55 @@ TEST(ThreadCpuTime, MovesWhileAThreadRunsAndStandsStillWhileItSleeps) {
   close(wake[1]);
   EXPECT_FALSE(thread_cpu_ns(0));
   EXPECT_FALSE(thread_cpu_ns(0x3ffffff0));  // above any pid_max: no such thread
+}
+
+// A thread that spins is on a CPU; once it blocks it is not, whatever its CPU time did before.
+TEST(ThreadCpuTime, OnACpuWhileSpinningAndNotWhileBlocked) {
+  int wake[2];
+  ASSERT_EQ(pipe(wake), 0);
+  std::atomic<pid_t> tid{0};
+  std::atomic<bool> spinning{true};
+  std::thread worker([&] {
+    tid = pid_t(syscall(SYS_gettid));
+    volatile uint64_t spin = 0;
+    while (spinning.load()) spin = spin + 1;
+    char byte;
+    while (read(wake[0], &byte, 1) < 0) {
+    }
+  });
+  while (tid.load() == 0) std::this_thread::yield();
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  uint64_t last = 0;
+  bool on_cpu = false;
+  while (!on_cpu && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    on_cpu = thread_on_cpu(tid, last);
+  }
+  EXPECT_TRUE(on_cpu);
+  EXPECT_GT(last, 0u);
+  spinning = false;
+  while (thread_state(tid) != 'S' && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+  ASSERT_EQ(thread_state(tid), 'S');
+  EXPECT_EQ(thread_scheduler_state(tid), 'S');
+  EXPECT_FALSE(thread_on_cpu(tid, last));  // it ran since the last reading, but waits now
+  EXPECT_FALSE(thread_on_cpu(tid, last));  // it has not run since
+  ASSERT_EQ(write(wake[1], "x", 1), 1);
+  worker.join();
+  close(wake[0]);
+  close(wake[1]);
+  uint64_t unchanged = 7;
+  EXPECT_FALSE(thread_on_cpu(0x3ffffff0, unchanged));  // no such thread
+  EXPECT_EQ(unchanged, 7u);
+}
+
+// The state follows the thread's name, which may hold ") S (" itself.
+TEST(ThreadCpuTime, SchedulerStateAfterAnyName) {
+  char old_name[32] = {};
+  pthread_getname_np(pthread_self(), old_name, sizeof old_name);
+  ASSERT_EQ(pthread_setname_np(pthread_self(), "a) S (b) S"), 0);
+  EXPECT_EQ(thread_scheduler_state(pid_t(syscall(SYS_gettid))), 'R');  // the thread asking runs
+  pthread_setname_np(pthread_self(), old_name);
+  EXPECT_FALSE(thread_scheduler_state(0x3ffffff0).has_value());
 }
 
 }  // namespace

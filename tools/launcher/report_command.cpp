@@ -18,6 +18,7 @@
 #include "report/output_files.h"
 #include "report/report_reader.h"
 #include "report/report_tree.h"
+#include "report/runtime_folding.h"
 #include "util/large_stack.h"
 
 namespace umbra::launcher {
@@ -33,6 +34,7 @@ struct ReportArgs {
   std::optional<uint64_t> top;
   CollapsedWeight weight = CollapsedWeight::kSamples;
   bool collapsed_threads = false;
+  std::optional<RuntimeFrames> runtime_frames;  // unset: as the report says its run showed them
 };
 
 int usage_error(const std::string& message) {
@@ -79,9 +81,14 @@ std::optional<std::string> parse_args(const std::vector<std::string>& args, Repo
     } else if (a == "--collapsed-weight") {
       auto v = value();
       if (v == "samples") out.weight = CollapsedWeight::kSamples;
+      else if (v == "cpu_samples") out.weight = CollapsedWeight::kCpuSamples;
       else if (v == "self_ns") out.weight = CollapsedWeight::kSelfNs;
       else if (v == "calls") out.weight = CollapsedWeight::kCalls;
-      else return "--collapsed-weight '" + v.value_or("") + "' is not samples, self_ns or calls";
+      else return "--collapsed-weight '" + v.value_or("") + "' is not samples, cpu_samples, self_ns or calls";
+    } else if (a == "--runtime-frames") {
+      auto v = value();
+      out.runtime_frames = v ? runtime_frames_named(*v) : std::nullopt;
+      if (!out.runtime_frames) return "--runtime-frames '" + v.value_or("") + "' is not fold or keep";
     } else if (!a.empty() && a[0] == '-') {
       return "unknown option '" + a + "'";
     } else if (out.input.empty()) {
@@ -207,7 +214,7 @@ int run_report_command(const std::vector<std::string>& args) {
       report.threads = std::move(kept);
     }
     if (a.merge_threads) merge_threads(report);
-    if (a.top) print_top(report, *a.top);
+    if (a.runtime_frames) report.runtime_frames = *a.runtime_frames;
     OutputRequest request{a.prefix, a.formats, a.min_percent, report.pid,
                           CollapsedOptions{a.weight, a.collapsed_threads}};
     progress("writing " + std::to_string(a.formats.size()) + " format(s)");
@@ -218,6 +225,10 @@ int run_report_command(const std::vector<std::string>& args) {
     for (const auto& format : a.formats)
       if (std::find(written.begin(), written.end(), a.prefix + format_extension(format)) == written.end()) status = 2;
     for (const auto& w : written) std::fprintf(stderr, "umbra report: wrote %s\n", w.c_str());
+    if (a.top) {
+      if (report.runtime_frames == RuntimeFrames::kFold) fold_runtime_frames(report);  // already, if a file was
+      print_top(report, *a.top);
+    }
   }, &error);
   if (!ran) {
     std::fprintf(stderr, "umbra report: %s: not read: %s\n", a.input.c_str(), large_stack_refusal(error).c_str());

@@ -11,8 +11,8 @@ namespace umbra::launcher {
 // Follows "usage: " in both usage texts (its second and third lines are indented to match).
 inline constexpr char kReportSynopsis[] =
     "umbra report FILE.json [--format LIST] [-o PREFIX] [--thread NAME|TID] [--merge-threads]\n"
-    "                    [--min-percent P] [--top N] [--collapsed-weight samples|self_ns|calls]\n"
-    "                    [--collapsed-threads]\n";
+    "                    [--min-percent P] [--top N] [--collapsed-weight samples|cpu_samples|self_ns|calls]\n"
+    "                    [--collapsed-threads] [--runtime-frames fold|keep]\n";
 
 // Runs the command; returns the process exit status (0, or 2 for bad arguments or input).
 int run_report_command(const std::vector<std::string>& args);

@@ -10,6 +10,8 @@
 //                share of the two calls' time in per mille (the tests hook only RunSplit)
 //   soak S       S seconds of steady work (calls, allocations, async, a new thread each second);
 //                prints the process's RSS once a minute after a full GC
+//   cpuwait MS   the main thread computes in Crunch() for MS milliseconds while a thread named "waiter" is blocked
+//                in Monitor.Wait the whole time; prints "cpuwait done" once the waiter has been released
 using System;
 using System.Collections.Generic;
 using System.Diagnostics;
@@ -37,6 +39,7 @@ public static class Program
             case "hot": RunHot(n); break;
             case "split": RunSplit(n); break;
             case "soak": RunSoak(n); break;
+            case "cpuwait": RunCpuWait(n); break;
             default: Console.Error.WriteLine($"unknown workload '{what}'"); return 2;
         }
         return 0;
@@ -230,6 +233,38 @@ public static class Program
         }
         GC.Collect();
         Console.WriteLine($"soak t={clock.ElapsedMilliseconds / 1000} rss_kb={RssKb()}");
+    }
+
+    static void RunCpuWait(int ms)
+    {
+        var gate = new object();
+        bool released = false, waiting = false;
+        var waiter = new Thread(() =>
+        {
+            lock (gate)
+            {
+                waiting = true;
+                Monitor.PulseAll(gate);
+                while (!released) Monitor.Wait(gate);
+            }
+        }) { Name = "waiter" };
+        waiter.Start();
+        lock (gate) { while (!waiting) Monitor.Wait(gate); }  // the waiter waits before the work starts
+        sink += Crunch(ms);
+        lock (gate) { released = true; Monitor.PulseAll(gate); }
+        waiter.Join();
+        Console.WriteLine("cpuwait done");
+    }
+
+    // Arithmetic for `ms` milliseconds, the clock read only every million iterations.
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static long Crunch(int ms)
+    {
+        var clock = Stopwatch.StartNew();
+        long x = 1;
+        while (clock.ElapsedMilliseconds < ms)
+            for (int i = 0; i < 1_000_000; i++) x = x * 6364136223846793005L + i;
+        return x & 1;
     }
 
     static long RssKb()
