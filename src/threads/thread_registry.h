@@ -35,6 +35,9 @@ class ThreadRegistry {
   void sampling_targets(std::vector<std::shared_ptr<SampledThread>>& out) const;
   // A thread the sampler met without a ThreadCreated (the main thread): sample it from now on.
   void on_seen_by_sampler(clr::ThreadID thread);
+  // Once the sampler has stopped: no thread is running its native-top handler, and none that still exists has a
+  // capture signal on its way (sent and not yet taken), so that the handler can be uninstalled.
+  bool native_captures_settled() const;
 
   // --- the report's side ---
   // A record as the report sees it: name and end read under the mutex.
