@@ -157,7 +157,7 @@ void AttachSession::run(Session& session, clr::ICorProfilerInfo3& info) {
     if (clr::succeeded(hr)) return;
     stays = "the runtime refused to detach it (HRESULT " + hex(hr) + ")";
   }
-  log::always("umbra stays in the process, inactive: " + stays +
+  log::always("staying in the process, inactive: " + stays +
               "; a new attach is refused until the program restarts");
   mark(kAttachStays);
 }
