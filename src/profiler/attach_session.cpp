@@ -107,6 +107,13 @@ void AttachSession::wait_for_thread() {
   if (thread_.joinable()) thread_.join();
 }
 
+void AttachSession::remove_orphaned_control_dir() const {
+  if (!launcher_gone_) return;
+  for (const char* entry : {kAttachControlFifo, kAttachLog, kAttachReported, kAttachDetached, kAttachStays})
+    unlink((settings_.control_dir + "/" + entry).c_str());
+  rmdir(settings_.control_dir.c_str());
+}
+
 const char* AttachSession::wait_for_end() {
   using Clock = std::chrono::steady_clock;
   const Clock::time_point started = Clock::now();
@@ -147,6 +154,7 @@ void AttachSession::run(Session& session, clr::ICorProfilerInfo3& info) {
   pthread_setname_np(pthread_self(), "umbra-attach");
   const char* trigger = wait_for_end();
   if (trigger == nullptr) return;
+  launcher_gone_ = std::string_view(trigger) == "attach_launcher_gone";
   session.stop_sampling_and_wait();
   session.finish(trigger, true);
   mark(kAttachReported);
@@ -160,6 +168,7 @@ void AttachSession::run(Session& session, clr::ICorProfilerInfo3& info) {
   log::always("staying in the process, inactive: " + stays +
               "; a new attach is refused until the program restarts");
   mark(kAttachStays);
+  remove_orphaned_control_dir();
 }
 
 }  // namespace umbra

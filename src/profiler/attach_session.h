@@ -42,6 +42,8 @@ class AttachSession {
   void mark(const char* marker) const;
   // In ProfilerDetachSucceeded: returns once umbra's thread has returned.
   void wait_for_thread();
+  // At the very end: when the launcher went away without removing its control directory, umbra removes it.
+  void remove_orphaned_control_dir() const;
 
  private:
   AttachSession(AttachSettings settings, int control_fd, int wake_fd);
@@ -54,6 +56,7 @@ class AttachSession {
   const int control_fd_;  // the FIFO's reading end
   const int wake_fd_;     // an eventfd: on_shutdown
   std::thread thread_;
+  bool launcher_gone_ = false;  // written by the thread, read after it has returned
 };
 
 }  // namespace umbra

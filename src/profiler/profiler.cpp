@@ -143,7 +143,10 @@ clr::HRESULT Profiler::ProfilerDetachSucceeded() {
     AttachSession* attach = g_attach.exchange(nullptr, std::memory_order_acq_rel);
     if (attach) attach->wait_for_thread();
     delete g_session.exchange(nullptr, std::memory_order_acq_rel);
-    if (attach) attach->mark(kAttachDetached);
+    if (attach) {
+      attach->mark(kAttachDetached);
+      attach->remove_orphaned_control_dir();
+    }
     delete attach;
     log::close();
   });

@@ -154,6 +154,16 @@ clr::HRESULT Session::start_sampled() {
 }
 
 void Session::start_sampling() {
+  // Attached: the runtime sends no ThreadCreated for the threads already running; taken from its list now, they are
+  // walked from the first tick on (else that tick finds them unknown, counted as thread_not_yet_known).
+  clr::ICorProfilerThreadEnum* running = nullptr;
+  if (config_.attached && clr::succeeded(info_->EnumThreads(&running)) && running != nullptr) {
+    clr::ThreadID ids[256];
+    clr::ULONG fetched = 0;
+    while (clr::succeeded(running->Next(256, ids, &fetched)) && fetched > 0)
+      for (clr::ULONG i = 0; i < fetched; ++i) threads_.on_seen_by_sampler(ids[i]);
+    running->Release();
+  }
   sampler_->start();
   log::info("sampled mode: every {} ms, report to {}.*", config_.interval_ms, config_.output_prefix);
 }
