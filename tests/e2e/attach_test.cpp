@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -91,6 +92,20 @@ bool launcher_is_attached(pid_t launcher) {
 void wait_until_attached(pid_t launcher) {
   for (int i = 0; i < 1200 && !launcher_is_attached(launcher); ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
+}
+
+// Until the runtime of `pid` (a child of the test, with its environment) listens on its diagnostics socket: before
+// that, an attach finds no runtime to attach to.
+void wait_for_diagnostics_socket(pid_t pid) {
+  const char* tmp = std::getenv("TMPDIR");
+  std::string directory = tmp && *tmp ? tmp : "/tmp";
+  std::string prefix = "dotnet-diagnostic-" + std::to_string(pid) + "-";
+  for (int i = 0; i < 1200; ++i) {
+    std::error_code error;
+    for (const auto& entry : std::filesystem::directory_iterator(directory, error))
+      if (entry.path().filename().string().rfind(prefix, 0) == 0) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
 }
 
 bool library_mapped(pid_t pid) {
@@ -201,6 +216,38 @@ TEST(Attach, WebApiUnderLoad) {
   EXPECT_EQ(served.exit_code, 0) << served.err;
   EXPECT_EQ(served.out, "served " + std::to_string(requests) + "\n");
   EXPECT_EQ(served.err, "");
+}
+
+// The core programs run on every runtime umbra supports (.NET 8, 9 and 10): a busy one is attached to twice while
+// it works, and ends as it would have without umbra.
+TEST(AttachBusyProgram, TwiceWhileItWorks) {
+  std::string dir = scratch_dir("attach-busy");
+  std::vector<ProcessResult> attaches;
+  ProcessResult program = run_process(app_command("Workloads", {"soak", "40"}), {}, 600, [&](pid_t pid) {
+    wait_for_diagnostics_socket(pid);
+    for (const char* name : {"first", "second"}) {
+      attaches.push_back(run_process(attach_command(pid, {"--duration", "1.5", "-o", dir + "/" + name})));
+      EXPECT_FALSE(library_mapped(pid)) << name;
+    }
+  });
+  ASSERT_EQ(attaches.size(), 2u);
+  for (size_t i = 0; i < attaches.size(); ++i) {
+    const ProcessResult& attach = attaches[i];
+    std::string prefix = dir + (i == 0 ? "/first" : "/second");
+    EXPECT_EQ(attach.exit_code, 0) << attach.err;
+    EXPECT_EQ(occurrences(attach.err, "; it runs on without umbra\n"), 1u) << attach.err;
+    JsonValue report = load_report(prefix + ".json");
+    EXPECT_EQ(report.find("runtime")->as_string(), expected_runtime_version());
+    EXPECT_EQ(report.find("stats")->find("report_trigger")->as_string(), "attach_duration");
+    uint64_t working = 0;
+    for_each_node(report, [&](const JsonValue& node) {
+      if (name_of(node) == "Workloads.Program.RunSoak") working += samples_of(node);
+    });
+    EXPECT_GT(working, 0u) << prefix << ": the soak loop is sampled";
+  }
+  EXPECT_EQ(program.exit_code, 0) << program.err;
+  EXPECT_EQ(program.err, "");
+  EXPECT_EQ(occurrences(program.out, "soak t="), 2u) << program.out;
 }
 
 TEST(AttachErrors, NoSuchProcess) {

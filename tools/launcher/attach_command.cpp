@@ -31,6 +31,9 @@ constexpr int kReplyTimeoutMs = 30000;
 // The runtime looks every 300 ms at first, then every few seconds, whether umbra can be unloaded.
 constexpr auto kDetachWait = std::chrono::seconds(30);
 constexpr auto kPollInterval = std::chrono::milliseconds(50);
+// The runtime's answer while it is still starting, and how long the launcher asks again.
+constexpr uint32_t kNotYetAvailable = 0x8013135B;
+constexpr auto kStartingWait = std::chrono::seconds(10);
 
 volatile sig_atomic_t g_stop_signal = 0;
 void on_stop_signal(int signo) { g_stop_signal = signo; }
@@ -128,6 +131,7 @@ std::string refusal(const AttachTarget& target, long long pid, uint32_t hresult)
     return who + " already has a profiler loaded (" + code +
            "): it was started under a profiler (umbra run, say), or another tool attached one";
   if (hresult == 0x80131367) return "a profiler is still detaching from " + who + " (" + code + "); try again shortly";
+  if (hresult == kNotYetAvailable) return "the runtime of " + who + " is still starting (" + code + "); try again";
   return "the runtime of " + who + " did not load umbra (" + code + ")";
 }
 
@@ -190,6 +194,13 @@ int run_attach_command(const AttachRequest& request, const std::string& library_
   int error_number = 0;
   LogRelay relay(control.entry(kAttachLog));
   std::optional<IpcReply> reply = send_ipc_message(target.socket_path, *message, kReplyTimeoutMs, error_number, error);
+  // A program that has just started has its socket before its runtime runs: the runtime then loads nothing and
+  // says so; asked again a little later, it answers.
+  auto starting_until = std::chrono::steady_clock::now() + kStartingWait;
+  while (reply && !reply->ok && reply->hresult == kNotYetAvailable && std::chrono::steady_clock::now() < starting_until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    reply = send_ipc_message(target.socket_path, *message, kReplyTimeoutMs, error_number, error);
+  }
   relay.pump();  // what umbra said while it refused, if it did
   if (!reply) {
     if (error_number == EACCES || error_number == EPERM)

@@ -152,7 +152,7 @@ std::string hresult_name(uint32_t hresult) {
     case 0x80131368: return "CORPROF_E_PROFILER_NOT_ATTACHABLE";
     case 0x80131375: return "CORPROF_E_PROFILER_CANCEL_ACTIVATION";
     case 0x80131371: return "CORPROF_E_RUNTIME_UNINITIALIZED";
-    case 0x8013135B: return "CORPROF_E_NOT_YET_AVAILABLE";
+    case 0x8013135B: return "DS_IPC_E_NOT_YET_AVAILABLE";
     case 0x80131384: return "DS_IPC_E_BAD_ENCODING";
     case 0x80131385: return "DS_IPC_E_UNKNOWN_COMMAND";
     case 0x80131386: return "DS_IPC_E_UNKNOWN_MAGIC";
