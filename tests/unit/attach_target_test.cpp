@@ -28,5 +28,21 @@ TEST(AttachTarget, AProcessWithoutDotNet) {
   EXPECT_EQ(target.uid, geteuid());
 }
 
+TEST(AttachTarget, ProcessStatTellsAnEndedProcessAndALaterOne) {
+  std::optional<ProcessStat> self = read_process_stat(getpid());
+  ASSERT_TRUE(self);
+  EXPECT_EQ(self->state, 'R');  // reading its own stat
+  EXPECT_GT(self->start_ticks, 0u);
+  pid_t child = fork();
+  if (child == 0) _exit(0);
+  std::optional<ProcessStat> ended;
+  for (int i = 0; i < 1000 && !(ended = read_process_stat(child), ended && ended->state == 'Z'); ++i) usleep(1000);
+  ASSERT_TRUE(ended);
+  EXPECT_EQ(ended->state, 'Z') << "ended, not yet reaped";
+  EXPECT_GE(ended->start_ticks, self->start_ticks);
+  waitpid(child, nullptr, 0);
+  EXPECT_FALSE(read_process_stat(child));
+}
+
 }  // namespace
 }  // namespace umbra::launcher

@@ -135,28 +135,10 @@ std::string refusal(const AttachTarget& target, long long pid, uint32_t hresult)
   return "the runtime of " + who + " did not load umbra (" + code + ")";
 }
 
-// Whether the process attached to still runs (a zombie has ended, and a new process may have taken its pid).
-bool still_running(long long pid, const std::string& stat_at_attach) {
-  std::string path = "/proc/" + std::to_string(pid) + "/stat";
-  FILE* file = std::fopen(path.c_str(), "re");
-  if (file == nullptr) return false;
-  char buffer[1024];
-  size_t n = std::fread(buffer, 1, sizeof buffer - 1, file);
-  std::fclose(file);
-  std::string stat(buffer, n);
-  size_t paren = stat.rfind(')');
-  if (paren == std::string::npos || paren + 2 >= stat.size()) return false;
-  char state = stat[paren + 2];
-  return state != 'Z' && state != 'X' && stat_at_attach.substr(0, paren) == stat.substr(0, paren);
-}
-
-std::string read_stat(long long pid) {
-  FILE* file = std::fopen(("/proc/" + std::to_string(pid) + "/stat").c_str(), "re");
-  if (file == nullptr) return "";
-  char buffer[1024];
-  size_t n = std::fread(buffer, 1, sizeof buffer - 1, file);
-  std::fclose(file);
-  return std::string(buffer, n);
+// Whether the process attached to still runs: a zombie has ended, and a later process may have taken its pid.
+bool still_running(long long pid, unsigned long long start_ticks) {
+  std::optional<ProcessStat> stat = read_process_stat(pid);
+  return stat && stat->state != 'Z' && stat->state != 'X' && stat->start_ticks == start_ticks;
 }
 
 }  // namespace
@@ -190,7 +172,7 @@ int run_attach_command(const AttachRequest& request, const std::string& library_
     say("cannot attach: " + error);
     return 2;
   }
-  std::string stat_at_attach = read_stat(pid);
+  const unsigned long long started = read_process_stat(pid).value_or(ProcessStat{}).start_ticks;
   int error_number = 0;
   LogRelay relay(control.entry(kAttachLog));
   std::optional<IpcReply> reply = send_ipc_message(target.socket_path, *message, kReplyTimeoutMs, error_number, error);
@@ -240,7 +222,7 @@ int run_attach_command(const AttachRequest& request, const std::string& library_
       for (int signo : {SIGINT, SIGTERM, SIGHUP}) signal(signo, SIG_DFL);  // a second Ctrl-C ends the launcher
       say("stopping: umbra writes the report, then detaches (the program runs on)");
     }
-    if (!still_running(pid, stat_at_attach)) break;
+    if (!still_running(pid, started)) break;
     std::this_thread::sleep_for(kPollInterval);
   }
   relay.pump();
@@ -260,7 +242,7 @@ int run_attach_command(const AttachRequest& request, const std::string& library_
       break;
     }
     if (exists(control.entry(kAttachStays))) break;  // the log has said why
-    if (!still_running(pid, stat_at_attach)) {
+    if (!still_running(pid, started)) {
       say(who + " ended while umbra was detaching");
       break;
     }

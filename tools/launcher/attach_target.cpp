@@ -61,18 +61,6 @@ bool maps_show_dotnet(const std::string& maps) {
   return false;
 }
 
-std::optional<unsigned long long> start_ticks(long long pid) {
-  std::optional<std::string> stat = read_proc("/proc/" + std::to_string(pid) + "/stat");
-  if (!stat) return std::nullopt;
-  size_t paren = stat->rfind(')');  // the name may hold spaces and parentheses
-  if (paren == std::string::npos) return std::nullopt;
-  std::istringstream fields(stat->substr(paren + 2));
-  std::string field;
-  for (int i = 3; i <= 22 && fields >> field; ++i)  // fields after the name start at 3
-    if (i == 22) return std::strtoull(field.c_str(), nullptr, 10);
-  return std::nullopt;
-}
-
 // The newest socket of `pid` in `directory`: another process of the same pid may have left an older one.
 std::string newest_socket(const std::string& directory, long long pid) {
   std::string prefix = "dotnet-diagnostic-" + std::to_string(pid) + "-";
@@ -111,6 +99,24 @@ void read_owner(const std::string& status, AttachTarget& target) {
 
 }  // namespace
 
+std::optional<ProcessStat> read_process_stat(long long pid) {
+  std::optional<std::string> stat = read_proc("/proc/" + std::to_string(pid) + "/stat");
+  if (!stat) return std::nullopt;
+  size_t paren = stat->rfind(')');  // the name may hold spaces and parentheses
+  if (paren == std::string::npos || paren + 2 >= stat->size()) return std::nullopt;
+  ProcessStat result;
+  std::istringstream fields(stat->substr(paren + 2));
+  std::string field;
+  for (int i = 3; i <= 22 && fields >> field; ++i) {  // fields after the name start at 3
+    if (i == 3) result.state = field[0];
+    if (i == 22) {
+      result.start_ticks = std::strtoull(field.c_str(), nullptr, 10);
+      return result;
+    }
+  }
+  return std::nullopt;
+}
+
 std::string diagnostics_socket_name(const std::string& directory, long long pid, unsigned long long start_ticks) {
   return directory + "/dotnet-diagnostic-" + std::to_string(pid) + "-" + std::to_string(start_ticks) + "-socket";
 }
@@ -139,10 +145,10 @@ AttachTarget find_attach_target(long long pid) {
   std::string directory = variable(*environ, "TMPDIR").value_or("");
   while (directory.size() > 1 && directory.back() == '/') directory.pop_back();
   if (directory.empty()) directory = "/tmp";
-  if (std::optional<unsigned long long> ticks = start_ticks(pid)) {
-    std::string exact = diagnostics_socket_name(directory, pid, *ticks);
+  if (std::optional<ProcessStat> process = read_process_stat(pid)) {
+    std::string exact = diagnostics_socket_name(directory, pid, process->start_ticks);
     struct stat st {};
-    if (stat(exact.c_str(), &st) == 0 && S_ISSOCK(st.st_mode)) target.socket_path = exact;
+    if (::stat(exact.c_str(), &st) == 0 && S_ISSOCK(st.st_mode)) target.socket_path = exact;
   }
   if (target.socket_path.empty()) target.socket_path = newest_socket(directory, pid);
   if (!target.socket_path.empty()) return target;

@@ -8,6 +8,7 @@
 
 #include <sys/types.h>
 
+#include <optional>
 #include <string>
 
 namespace umbra::launcher {
@@ -21,6 +22,14 @@ struct AttachTarget {
 };
 
 AttachTarget find_attach_target(long long pid);
+
+// Fields 3 and 22 of /proc/{pid}/stat: the state ('Z' for a process that has ended but not been reaped) and the
+// start time, which tells the process from a later one given the same pid. Nothing when no process has the pid.
+struct ProcessStat {
+  char state = '?';
+  unsigned long long start_ticks = 0;
+};
+std::optional<ProcessStat> read_process_stat(long long pid);
 
 // The name of the socket, for a process started at `start_ticks`, in `directory`.
 std::string diagnostics_socket_name(const std::string& directory, long long pid, unsigned long long start_ticks);
