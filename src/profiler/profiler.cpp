@@ -94,7 +94,8 @@ clr::HRESULT Profiler::Initialize(IUnknown* info_unknown) {
 // goes back to the launcher as the runtime's reply.
 clr::HRESULT Profiler::InitializeForAttach(IUnknown* info_unknown, void* client_data, UINT client_data_size) {
   try {
-    if (active_session() != nullptr) return clr::CORPROF_E_PROFILER_ALREADY_ACTIVE;  // never expected: the runtime checks
+    // Never expected: the runtime refuses a second profiler itself.
+    if (active_session() != nullptr) return clr::CORPROF_E_PROFILER_ALREADY_ACTIVE;
     Config config;
     std::string problem;
     std::unique_ptr<AttachSession> attach = AttachSession::open(

@@ -186,10 +186,11 @@ TEST(Attach, WebApiUnderLoad) {
   }
 
   // Until Ctrl-C.
-  ProcessResult interrupted = run_process(attach_command(pid, {"-o", dir + "/interrupted"}), {}, 300, [](pid_t launcher) {
+  auto interrupt = [](pid_t launcher) {
     wait_until_attached(launcher);
     kill(launcher, SIGINT);
-  });
+  };
+  ProcessResult interrupted = run_process(attach_command(pid, {"-o", dir + "/interrupted"}), {}, 300, interrupt);
   expect_attached_and_detached(interrupted, pid, dir + "/interrupted", "attach_stopped");
   EXPECT_EQ(occurrences(interrupted.err, "umbra: stopping: umbra writes the report, then detaches"), 1u)
       << interrupted.err;

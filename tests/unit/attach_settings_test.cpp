@@ -60,7 +60,8 @@ TEST(AttachSettings, AnythingElseIsRefusedWithItsReason) {
        "duration_ms '99999999999' is not a whole number of milliseconds"},
       {"umbra-attach 1\nduration_ms=1\ncontrol=/c\nnonsense\n", "line 4 is not NAME=VALUE"},
       {"umbra-attach 1\nduration_ms=1\ncontrol=/c\ncolour=red\n", "line 4 sets 'colour', which umbra does not know"},
-      {"umbra-attach 1\nduration_ms=1\ncontrol=/c\nUMBRA_mode=x\n", "line 4 sets 'UMBRA_mode', which umbra does not know"},
+      {"umbra-attach 1\nduration_ms=1\ncontrol=/c\nUMBRA_mode=x\n",
+       "line 4 sets 'UMBRA_mode', which umbra does not know"},
   };
   for (const auto& c : cases) {
     std::string error;

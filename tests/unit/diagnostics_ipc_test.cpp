@@ -7,7 +7,9 @@
 namespace umbra::launcher {
 namespace {
 
-std::vector<uint8_t> bytes(std::initializer_list<int> values) { return std::vector<uint8_t>(values.begin(), values.end()); }
+std::vector<uint8_t> bytes(std::initializer_list<int> values) {
+  return std::vector<uint8_t>(values.begin(), values.end());
+}
 
 std::vector<uint8_t> slice(const std::vector<uint8_t>& v, size_t at, size_t count) {
   return std::vector<uint8_t>(v.begin() + long(at), v.begin() + long(at + count));
@@ -42,7 +44,8 @@ TEST(DiagnosticsIpc, MessagesThatCannotBeSent) {
 }
 
 std::vector<uint8_t> reply(uint8_t set, uint8_t id, uint32_t hresult) {
-  std::vector<uint8_t> r(reinterpret_cast<const uint8_t*>("DOTNET_IPC_V1"), reinterpret_cast<const uint8_t*>("DOTNET_IPC_V1") + 14);
+  const char magic[] = "DOTNET_IPC_V1";  // 13 characters and the NUL
+  std::vector<uint8_t> r(magic, magic + sizeof magic);
   for (int b : {24, 0, int(set), int(id), 0, 0}) r.push_back(uint8_t(b));
   for (int shift = 0; shift < 32; shift += 8) r.push_back(uint8_t(hresult >> shift));
   return r;

@@ -155,7 +155,8 @@ int run_attach_command(const AttachRequest& request, const std::string& library_
   if (!asked && std::getenv("UMBRA_OUTPUT")) asked = std::getenv("UMBRA_OUTPUT");
   std::string prefix = absolute(asked.value_or("umbra-" + std::to_string(pid)));
   if (std::string problem = make_output_directory(prefix); !problem.empty())
-    say("cannot make the directory of '" + prefix + "' (" + problem + "); the reports go to a new directory in $TMPDIR");
+    say("cannot make the directory of '" + prefix + "' (" + problem +
+        "); the reports go to a new directory in $TMPDIR");
 
   ControlDirectory control;
   if (std::string problem = control.make(target); !problem.empty()) {
@@ -173,13 +174,16 @@ int run_attach_command(const AttachRequest& request, const std::string& library_
     return 2;
   }
   const unsigned long long started = read_process_stat(pid).value_or(ProcessStat{}).start_ticks;
+  // From here on Ctrl-C (or SIGTERM, SIGHUP) stops the profile: once attached, umbra is told on the FIFO.
+  for (int signo : {SIGINT, SIGTERM, SIGHUP}) signal(signo, on_stop_signal);
   int error_number = 0;
   LogRelay relay(control.entry(kAttachLog));
   std::optional<IpcReply> reply = send_ipc_message(target.socket_path, *message, kReplyTimeoutMs, error_number, error);
   // A program that has just started has its socket before its runtime runs: the runtime then loads nothing and
   // says so; asked again a little later, it answers.
   auto starting_until = std::chrono::steady_clock::now() + kStartingWait;
-  while (reply && !reply->ok && reply->hresult == kNotYetAvailable && std::chrono::steady_clock::now() < starting_until) {
+  while (reply && !reply->ok && reply->hresult == kNotYetAvailable &&
+         std::chrono::steady_clock::now() < starting_until) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     reply = send_ipc_message(target.socket_path, *message, kReplyTimeoutMs, error_number, error);
   }
@@ -203,9 +207,9 @@ int run_attach_command(const AttachRequest& request, const std::string& library_
   if (fifo >= 0) {
     ssize_t ignored = write(fifo, &kAttachHello, 1);
     (void)ignored;
+  } else {
+    say("cannot open the control FIFO (" + std::string(strerror(errno)) + "): Ctrl-C cannot end the profile early");
   }
-  for (int signo : {SIGINT, SIGTERM, SIGHUP}) signal(signo, on_stop_signal);
-  if (fifo < 0) say("cannot open the control FIFO (" + std::string(strerror(errno)) + "): Ctrl-C cannot end the profile early");
   char seconds[32];
   std::snprintf(seconds, sizeof seconds, "%g", request.duration_ms / 1000.0);
   say("attached to " + who + " in sampled mode; " +
