@@ -263,6 +263,9 @@ TEST(AttachErrors, NoSuchProcess) {
 TEST(AttachErrors, NotADotNetProcess) {
   ProcessResult attach;
   run_process({"sleep", "600"}, {}, 300, [&](pid_t sleeper) {
+    // Until the child has become `sleep` (it is a copy of this test program until its exec).
+    for (int i = 0; i < 1000 && read_file("/proc/" + std::to_string(sleeper) + "/comm") != "sleep\n"; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
     attach = run_process(attach_command(sleeper, {}));
     EXPECT_EQ(attach.err, "umbra: pid " + std::to_string(sleeper) +
                               " (sleep) is not a .NET program: no .NET runtime is loaded in it\n");
