@@ -100,7 +100,10 @@ clr::HRESULT Profiler::InitializeForAttach(IUnknown* info_unknown, void* client_
     std::string problem;
     std::unique_ptr<AttachSession> attach = AttachSession::open(
         std::string_view(static_cast<const char*>(client_data), client_data ? client_data_size : 0), config, problem);
-    if (!attach) return clr::E_INVALIDARG;
+    if (!attach) {
+      log::close();  // the log AttachSession::open may have opened: the runtime unloads the library now
+      return clr::E_INVALIDARG;
+    }
     clr::ICorProfilerInfo10* info = nullptr;
     if (!clr::succeeded(info_unknown->QueryInterface(clr::IID_ICorProfilerInfo10, reinterpret_cast<void**>(&info))) ||
         info == nullptr) {
