@@ -292,7 +292,8 @@ struct ICorProfilerInfo2 : ICorProfilerInfo {
 
 struct ICorProfilerInfo3 : ICorProfilerInfo2 {
   UMBRA_UNUSED_SLOT(EnumJITedFunctions);                                                    // 57
-  UMBRA_UNUSED_SLOT(RequestProfilerDetach);
+  // Asks the runtime to unload the profiler once no thread is inside it (an attached session's end).
+  virtual HRESULT RequestProfilerDetach(DWORD expected_completion_ms) = 0;                 // 58
   virtual HRESULT SetFunctionIDMapper2(FunctionIDMapper2* mapper, void* client_data) = 0;   // 59
   UMBRA_UNUSED_SLOT(GetStringLayout2);
   virtual HRESULT SetEnterLeaveFunctionHooks3(FunctionEnter3* enter, FunctionLeave3* leave,

@@ -24,6 +24,7 @@ struct Config {
   Mode mode{};
   std::string output_prefix;  // <prefix>.json, <prefix>.txt
   bool descendant = false;    // started by the launched program: umbra's messages go to <prefix>.log, not stderr
+  bool attached = false;      // loaded by `umbra attach`: sampled mode only, and the session ends by detaching
   std::string log_level;
   double min_percent{};
   uint32_t interval_ms{};

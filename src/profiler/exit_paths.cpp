@@ -28,9 +28,13 @@ void finish_on_signal(int signo, bool ending) {
 
 }  // namespace
 
-void install_exit_paths() {
-  std::atexit(finish_at_exit);
-  install_termination_signals(finish_on_signal);
+void install_exit_paths(bool with_signal_handlers) {
+  // Once per load of the library: attached again without being unloaded, it must not register twice. In a library
+  // that is unloaded, the handler runs at the unloading and finds no session.
+  static bool registered = false;
+  if (!registered) std::atexit(finish_at_exit);
+  registered = true;
+  if (with_signal_handlers) install_termination_signals(finish_on_signal);
 }
 
 }  // namespace umbra

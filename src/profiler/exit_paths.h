@@ -5,6 +5,8 @@
 
 namespace umbra {
 
-void install_exit_paths();
+// `with_signal_handlers` false for an attached profiler: it must be able to leave the process, and a handler the
+// program installed after umbra's could chain to it. exit() is then still seen; SIGTERM and SIGINT are not.
+void install_exit_paths(bool with_signal_handlers = true);
 
 }  // namespace umbra

@@ -9,14 +9,18 @@
 #include "clr/guids.h"
 #include "hooks/shadow_hooks.h"
 #include "hooks/tick_clock.h"
+#include "profiler/attach_session.h"
 #include "profiler/exit_paths.h"
 #include "util/log.h"
 
 namespace umbra {
 namespace {
 
-// Lives until the process ends: hooks may run on other threads up to the last instruction.
+// Lives until the process ends: hooks may run on other threads up to the last instruction. An attached session
+// (no hooks) ends at its detach instead, when no callback can be running.
 std::atomic<Session*> g_session{nullptr};
+// The attach's own state, from InitializeForAttach to ProfilerDetachSucceeded.
+std::atomic<AttachSession*> g_attach{nullptr};
 
 // Runs a callback body; an exception must never reach the runtime.
 template <typename Body>
@@ -86,8 +90,76 @@ clr::HRESULT Profiler::Initialize(IUnknown* info_unknown) {
   return clr::S_OK;
 }
 
+// Attached by `umbra attach`: sampled mode only (the runtime refuses enter/leave hooks after start-up). The answer
+// goes back to the launcher as the runtime's reply.
+clr::HRESULT Profiler::InitializeForAttach(IUnknown* info_unknown, void* client_data, UINT client_data_size) {
+  try {
+    // Never expected: the runtime refuses a second profiler itself.
+    if (active_session() != nullptr) return clr::CORPROF_E_PROFILER_ALREADY_ACTIVE;
+    Config config;
+    std::string problem;
+    std::unique_ptr<AttachSession> attach = AttachSession::open(
+        std::string_view(static_cast<const char*>(client_data), client_data ? client_data_size : 0), config, problem);
+    if (!attach) {
+      log::close();  // the log AttachSession::open may have opened: the runtime unloads the library now
+      return clr::E_INVALIDARG;
+    }
+    clr::ICorProfilerInfo10* info = nullptr;
+    if (!clr::succeeded(info_unknown->QueryInterface(clr::IID_ICorProfilerInfo10, reinterpret_cast<void**>(&info))) ||
+        info == nullptr) {
+      log::always("this runtime does not offer ICorProfilerInfo10 (.NET Core 3.0 or later is needed); not attaching");
+      log::close();
+      return clr::CORPROF_E_PROFILER_CANCEL_ACTIVATION;
+    }
+    auto session = std::make_unique<Session>(std::move(config), info);
+    if (!clr::succeeded(session->start())) {
+      log::close();
+      return clr::CORPROF_E_PROFILER_CANCEL_ACTIVATION;
+    }
+    g_attach.store(attach.release(), std::memory_order_release);
+    g_session.store(session.release(), std::memory_order_release);
+    install_exit_paths(/*with_signal_handlers=*/false);
+    return clr::S_OK;
+  } catch (const std::exception& e) {
+    log::always(std::string("attaching failed: ") + e.what());
+  } catch (...) {
+    log::always("attaching failed");
+  }
+  return clr::CORPROF_E_PROFILER_CANCEL_ACTIVATION;
+}
+
+// The runtime has finished the attach: threads that were running before it are found by the sampler's first
+// walks (EnumThreads), since no ThreadCreated is sent for them.
+clr::HRESULT Profiler::ProfilerAttachComplete() {
+  return guarded("ProfilerAttachComplete", [] {
+    Session* s = active_session();
+    AttachSession* attach = g_attach.load(std::memory_order_acquire);
+    if (s == nullptr || attach == nullptr) return;
+    s->start_sampling();
+    attach->start(*s, *s->info());
+  });
+}
+
+// On the runtime's detach thread, once no callback is running and none can start: umbra's own thread has asked
+// for the detach and is returning; when this returns, the runtime unloads the library.
+clr::HRESULT Profiler::ProfilerDetachSucceeded() {
+  return guarded("ProfilerDetachSucceeded", [] {
+    AttachSession* attach = g_attach.exchange(nullptr, std::memory_order_acq_rel);
+    if (attach) attach->wait_for_thread();
+    delete g_session.exchange(nullptr, std::memory_order_acq_rel);
+    if (attach) {
+      attach->mark(kAttachDetached);
+      attach->remove_orphaned_control_dir();
+    }
+    delete attach;
+    log::close();
+  });
+}
+
 clr::HRESULT Profiler::Shutdown() {
   return guarded("Shutdown", [] {
+    AttachSession* attach = g_attach.load(std::memory_order_acquire);
+    if (attach) attach->on_shutdown();
     if (Session* s = active_session()) s->finish("shutdown", true);
   });
 }

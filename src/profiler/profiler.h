@@ -18,6 +18,9 @@ class Profiler final : public CallbackDefaults {
   ULONG Release() override;
 
   HRESULT Initialize(IUnknown* info) override;
+  HRESULT InitializeForAttach(IUnknown* info, void* client_data, UINT client_data_size) override;
+  HRESULT ProfilerAttachComplete() override;
+  HRESULT ProfilerDetachSucceeded() override;
   HRESULT Shutdown() override;
   HRESULT ThreadCreated(ThreadID thread) override;
   HRESULT ThreadDestroyed(ThreadID thread) override;

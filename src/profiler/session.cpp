@@ -161,9 +161,31 @@ clr::HRESULT Session::start_sampled() {
   SamplerOptions options;
   options.interval_ms = config_.interval_ms;
   sampler_ = std::make_unique<Sampler>(*info_, threads_, names_, options);
+  if (!config_.attached) start_sampling();
+  return clr::S_OK;
+}
+
+void Session::start_sampling() {
+  // Attached: the runtime sends no ThreadCreated for the threads already running; taken from its list now, they are
+  // walked from the first tick on (else that tick finds them unknown, counted as thread_not_yet_known).
+  clr::ICorProfilerThreadEnum* running = nullptr;
+  if (config_.attached && clr::succeeded(info_->EnumThreads(&running)) && running != nullptr) {
+    clr::ThreadID ids[256];
+    clr::ULONG fetched = 0;
+    while (clr::succeeded(running->Next(256, ids, &fetched)) && fetched > 0)
+      for (clr::ULONG i = 0; i < fetched; ++i) threads_.on_seen_by_sampler(ids[i]);
+    running->Release();
+  }
   sampler_->start();
   log::info("sampled mode: every {} ms, report to {}.*", config_.interval_ms, config_.output_prefix);
-  return clr::S_OK;
+}
+
+void Session::stop_sampling_and_wait() {
+  if (sampler_) sampler_->stop_and_join();
+}
+
+std::string Session::release_signal_handlers() {
+  return sampler_ ? sampler_->release_native_tops(std::chrono::seconds(2)) : "";
 }
 
 Report Session::build_report(const char* trigger) {
@@ -293,8 +315,9 @@ void Session::finish(const char* trigger, bool runtime_usable, bool provisional)
               (built_ns - started_ns) / 1000000, (monotonic_ns() - built_ns) / 1000000);
     log::always(summary_line(report, written));
     if (config_.verify && config_.mode == Mode::kShadow) print_verify_summary();
-    // The process is ending: freeing a model of millions of nodes piece by piece would only delay its exit.
-    if (!provisional) static_cast<void>(new Report(std::move(report)));
+    // The process is ending: freeing a model of millions of nodes piece by piece would only delay its exit. An
+    // attached session's process runs on.
+    if (!provisional && !config_.attached) static_cast<void>(new Report(std::move(report)));
   }, &error);
   if (!ran) log::always("the report was not written: " + large_stack_refusal(error));
 }

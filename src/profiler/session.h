@@ -29,12 +29,21 @@ class Session {
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
 
-  // Sets the event mask and installs the hooks. Failure leaves the program unprofiled.
+  // Sets the event mask and installs the hooks. Failure leaves the program unprofiled. An attached session
+  // (Config::attached) only sets the event mask here: its sampler starts with start_sampling().
   clr::HRESULT start();
+  // An attached session, once the runtime has completed the attach.
+  void start_sampling();
+  // An attached session's end, on umbra's own thread (never one that runs managed code): the sampler stops and
+  // its thread exits, then (after finish) the signal handlers it installed are put back. Returns "" once nothing
+  // of umbra's can be reached from the program any more, else why something must stay.
+  void stop_sampling_and_wait();
+  std::string release_signal_handlers();
 
   ThreadRegistry& threads() { return threads_; }
   FunctionNames& names() { return names_; }
   const Config& config() const { return config_; }
+  clr::ICorProfilerInfo10* info() { return info_; }
   // Focused shadow mode (UMBRA_HOOKS_FOR): which methods have hooks; null when every method has them.
   HookSelection* hook_selection() { return hook_selection_.get(); }
   // Focused shadow mode keeping precompiled code: hooks are off while a module loads; null otherwise.

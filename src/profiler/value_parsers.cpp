@@ -22,7 +22,9 @@ std::optional<uint64_t> parse_unsigned(const std::string& text, uint64_t min, ui
   return v;
 }
 
-std::optional<double> parse_percent(const std::string& text) {
+std::optional<double> parse_percent(const std::string& text) { return parse_decimal(text, 0, 100); }
+
+std::optional<double> parse_decimal(const std::string& text, double min, double max) {
   // Plain decimals only: strtod alone would also take hex, exponents, "inf" and leading spaces.
   if (text.empty() || text.size() > 32 ||
       !std::all_of(text.begin(), text.end(), [](char c) { return std::isdigit((unsigned char)c) || c == '.'; }))
@@ -30,7 +32,7 @@ std::optional<double> parse_percent(const std::string& text) {
   char* end = nullptr;
   errno = 0;
   double v = std::strtod(text.c_str(), &end);
-  if (errno != 0 || end != text.c_str() + text.size() || !std::isfinite(v) || v < 0 || v > 100) return std::nullopt;
+  if (errno != 0 || end != text.c_str() + text.size() || !std::isfinite(v) || v < min || v > max) return std::nullopt;
   return v;
 }
 

@@ -12,6 +12,7 @@ namespace umbra {
 std::string lower(std::string text);
 std::optional<uint64_t> parse_unsigned(const std::string& text, uint64_t min, uint64_t max);
 std::optional<double> parse_percent(const std::string& text);  // 0 to 100
+std::optional<double> parse_decimal(const std::string& text, double min, double max);
 std::optional<bool> parse_bool(const std::string& text);        // 1/0, true/false, yes/no, on/off
 // Comma-separated items, lower-cased and trimmed; empty ones dropped.
 std::vector<std::string> split_list(const std::string& text);

@@ -4,34 +4,13 @@
 #include <cstdint>
 #include <cstdio>
 
+#include "util/utf8.h"
+
 namespace umbra {
 namespace {
 
 constexpr std::string_view kEllipsis = "\xe2\x80\xa6";     // U+2026
 constexpr std::string_view kReplacement = "\xef\xbf\xbd";  // U+FFFD
-
-// The length of the well-formed UTF-8 sequence at text[at] (Unicode 15, table 3-7), and its code point; 0 if there
-// is none (a stray continuation byte, an overlong form, a surrogate, beyond U+10FFFF, or cut short).
-size_t decode(std::string_view text, size_t at, uint32_t& code_point) {
-  auto byte = [&](size_t i) { return uint8_t(text[at + i]); };
-  uint8_t lead = byte(0);
-  if (lead < 0x80) {
-    code_point = lead;
-    return 1;
-  }
-  if (lead < 0xc2 || lead > 0xf4) return 0;
-  size_t length = lead < 0xe0 ? 2 : lead < 0xf0 ? 3 : 4;
-  if (at + length > text.size()) return 0;
-  uint8_t low = lead == 0xe0 ? 0xa0 : lead == 0xf0 ? 0x90 : 0x80;
-  uint8_t high = lead == 0xed ? 0x9f : lead == 0xf4 ? 0x8f : 0xbf;
-  if (byte(1) < low || byte(1) > high) return 0;
-  code_point = lead & (0x7f >> length);
-  for (size_t i = 1; i < length; ++i) {
-    if ((byte(i) & 0xc0) != 0x80) return 0;
-    code_point = (code_point << 6) | (byte(i) & 0x3f);
-  }
-  return length;
-}
 
 bool needs_escape(uint32_t c) {
   return c < 0x20 || (c >= 0x7f && c <= 0x9f) || c == 0x200e || c == 0x200f || (c >= 0x2028 && c <= 0x202e) ||
@@ -54,7 +33,7 @@ std::string display_text(std::string_view text, size_t max_bytes) {
   for (size_t at = 0; at < text.size();) {
     if (out.size() <= room) fits = out.size();
     uint32_t c = 0;
-    size_t length = decode(text, at, c);
+    size_t length = decode_utf8(text, at, c);
     if (length == 0) {
       out += kReplacement;
       length = 1;

@@ -12,7 +12,7 @@ namespace umbra {
 
 Sampler::Sampler(clr::ICorProfilerInfo10& info, ThreadRegistry& threads, FunctionNames& names,
                  SamplerOptions options)
-    : info_(info), options_(options) {
+    : info_(info), threads_(threads), options_(options) {
   bool sampled_mode = options_.shadows == nullptr;
   if (sampled_mode) attribution_.emplace(info, names);
   else reconciliation_.emplace(names);
@@ -51,6 +51,26 @@ void Sampler::stop() {
   stopping_.store(true, std::memory_order_release);
   std::lock_guard<std::mutex> lock(tree_mutex_);
   stopped_ = true;
+}
+
+void Sampler::stop_and_join() {
+  stop();
+  if (thread_.joinable()) thread_.join();
+}
+
+std::string Sampler::release_native_tops(std::chrono::milliseconds wait) {
+  if (!native_tops_) return "";
+  // A thread that is not scheduled (a stopped process, an overloaded machine) takes its signal late: wait for it.
+  auto deadline = std::chrono::steady_clock::now() + wait;
+  while (!threads_.native_captures_settled() || native_capture_signal_pending()) {
+    if (std::chrono::steady_clock::now() > deadline)
+      return "a thread has not taken umbra's native-frame signal yet, so its handler must stay";
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  if (!uninstall_native_capture_handler())
+    return "a signal handler installed after umbra's sits on one of its signals and may call it";
+  native_tops_ = false;
+  return "";
 }
 
 SamplerStats Sampler::stats() {

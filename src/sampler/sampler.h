@@ -17,6 +17,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -53,6 +54,13 @@ class Sampler {
   void start();
   // Ends sampling: after this returns the sampler never touches a tree again. Does not join.
   void stop();
+  // Stops and waits until the thread has exited. Only from a thread the sampler can never wait for: one that never
+  // runs managed code (umbra's own), since a tick may be waiting for every managed thread to reach a safe point.
+  void stop_and_join();
+  // After stop_and_join: waits (at most `wait`) until no native-top capture is running or on its way, then puts
+  // back the signal handlers start() installed, so that umbra's code can leave the process. "" when done (or
+  // there was nothing to undo), else why the handlers stay.
+  std::string release_native_tops(std::chrono::milliseconds wait);
   // One interval's work, on the sampler thread (tests call it directly, without start()).
   void tick();
 
@@ -73,6 +81,7 @@ class Sampler {
   bool snapshot_due() const;
 
   clr::ICorProfilerInfo10& info_;
+  ThreadRegistry& threads_;
   const SamplerOptions options_;
   std::atomic<bool> stopping_{false};
   std::thread thread_;

@@ -4,6 +4,7 @@
 #include "snapshot/unwind_info.h"
 #include "snapshot/whole_stack_unwind.h"
 
+#include <dirent.h>
 #include <linux/futex.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -14,7 +15,10 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <string>
 
 namespace umbra {
 namespace {
@@ -76,6 +80,7 @@ constexpr int kMaxUnwinding = 64;
 Unwinding g_unwinding[kMaxUnwinding];
 std::atomic<int> g_unwinding_count{0};  // a fault elsewhere in the program costs one load when this is 0
 struct sigaction g_previous_fault_action[2];  // SIGSEGV, SIGBUS
+struct sigaction g_previous_capture_action;   // the capture signal's, SIG_DFL when it was found free
 
 Unwinding* begin_unwinding(pid_t self, sigjmp_buf* recover) {
   for (Unwinding& u : g_unwinding) {
@@ -234,13 +239,61 @@ int install_native_capture_handler() {
     // A fault in the unwinder must reach on_fault, not kill the process as a blocked fault signal would.
     sigdelset(&action.sa_mask, SIGSEGV);
     sigdelset(&action.sa_mask, SIGBUS);
-    if (sigaction(sig, &action, nullptr) == 0) {
+    if (sigaction(sig, &action, &g_previous_capture_action) == 0) {
       install_fault_guard();
       g_signal = sig;
       return sig;
     }
   }
   return 0;
+}
+
+namespace {
+
+bool handler_is(int signo, void (*handler)(int, siginfo_t*, void*)) {
+  struct sigaction current {};
+  return sigaction(signo, nullptr, &current) == 0 && (current.sa_flags & SA_SIGINFO) && current.sa_sigaction == handler;
+}
+
+// The set of signals pending for one thread (SigPnd) and for the whole process (ShdPnd), as /proc shows them.
+bool status_shows_pending(const std::string& status_path, int signo) {
+  FILE* file = std::fopen(status_path.c_str(), "re");
+  if (file == nullptr) return false;  // the thread has ended: nothing is pending for it any more
+  bool pending = false;
+  char line[256];
+  while (std::fgets(line, sizeof line, file)) {
+    if (std::strncmp(line, "SigPnd:", 7) != 0 && std::strncmp(line, "ShdPnd:", 7) != 0) continue;
+    unsigned long long mask = std::strtoull(line + 7, nullptr, 16);
+    pending |= (mask >> (signo - 1)) & 1;
+  }
+  std::fclose(file);
+  return pending;
+}
+
+}  // namespace
+
+bool native_capture_signal_pending() {
+  if (g_signal == 0) return false;
+  DIR* tasks = opendir("/proc/self/task");
+  if (tasks == nullptr) return true;  // cannot tell: assume the worst
+  bool pending = false;
+  while (dirent* entry = readdir(tasks)) {
+    if (entry->d_name[0] == '.') continue;
+    pending |= status_shows_pending(std::string("/proc/self/task/") + entry->d_name + "/status", g_signal);
+  }
+  closedir(tasks);
+  return pending;
+}
+
+bool uninstall_native_capture_handler() {
+  if (g_signal == 0) return true;
+  if (!handler_is(g_signal, on_capture_signal) || !handler_is(SIGSEGV, on_fault) || !handler_is(SIGBUS, on_fault))
+    return false;
+  sigaction(SIGSEGV, &g_previous_fault_action[0], nullptr);
+  sigaction(SIGBUS, &g_previous_fault_action[1], nullptr);
+  sigaction(g_signal, &g_previous_capture_action, nullptr);
+  g_signal = 0;
+  return true;
 }
 
 void replace_native_unwinder(NativeUnwinder unwinder) {

@@ -64,6 +64,14 @@ struct NativeCapture {
 // none is free (native tops are then not captured, and the sampler says so once).
 int install_native_capture_handler();
 
+// Puts back the handlers install_native_capture_handler replaced (the capture signal's, SIGSEGV's and SIGBUS's),
+// so that umbra's code can be unloaded from the process. Only once nothing can reach the handler any more: no
+// request outstanding, no capture running, the signal pending for no thread. False, with nothing changed, when a
+// handler installed after umbra's sits on one of those signals (it may call umbra's). Not thread-safe with install.
+bool uninstall_native_capture_handler();
+// Whether the capture signal is pending (sent, not yet taken) for any thread of the process, as /proc says.
+bool native_capture_signal_pending();
+
 // Replaces the unwinder the handler calls (nullptr restores libunwind's): tests make it fault on purpose, since
 // libunwind itself checks most addresses before reading them.
 using NativeUnwinder = void (*)(NativeCapture& capture, void* ucontext);

@@ -1,5 +1,7 @@
 #include "threads/thread_registry.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <thread>
@@ -104,6 +106,19 @@ void ThreadRegistry::on_name_changed(clr::ThreadID thread, std::u16string_view n
 void ThreadRegistry::on_seen_by_sampler(clr::ThreadID thread) {
   std::lock_guard<std::mutex> lock(mutex_);
   live_record_locked(thread);
+}
+
+bool ThreadRegistry::native_captures_settled() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (const auto& r : records_) {
+    const NativeCapture& capture = r->sampled.capture;
+    if (capture.state.load(std::memory_order_acquire) == NativeCapture::kCapturing) return false;
+    if (!capture.signal_queued.load(std::memory_order_acquire)) continue;
+    // A thread that has gone took its pending signals with it.
+    pid_t tid = r->sampled.os_tid.load(std::memory_order_relaxed);
+    if (!r->ended || (tid != 0 && access(("/proc/self/task/" + std::to_string(tid)).c_str(), F_OK) == 0)) return false;
+  }
+  return true;
 }
 
 void ThreadRegistry::sampling_targets(std::vector<std::shared_ptr<SampledThread>>& out) const {

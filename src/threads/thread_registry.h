@@ -33,8 +33,12 @@ class ThreadRegistry {
   // --- the sampler's side ---
   // Live threads the sampler may walk, sorted by ThreadID (prepared before each suspension).
   void sampling_targets(std::vector<std::shared_ptr<SampledThread>>& out) const;
-  // A thread the sampler met without a ThreadCreated (the main thread): sample it from now on.
+  // A thread met without a ThreadCreated (the main thread; every thread already running when umbra attached):
+  // sample it from now on.
   void on_seen_by_sampler(clr::ThreadID thread);
+  // Once the sampler has stopped: no thread is running its native-top handler, and none that still exists has a
+  // capture signal on its way (sent and not yet taken), so that the handler can be uninstalled.
+  bool native_captures_settled() const;
 
   // --- the report's side ---
   // A record as the report sees it: name and end read under the mutex.

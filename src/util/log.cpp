@@ -59,6 +59,7 @@ FILE* open_log(const std::string& file) {
 void init(const std::string& level, const std::string& file) {
   spdlog::sink_ptr sink;
   if (file.empty()) {
+    g_always = stderr;
     sink = std::make_shared<spdlog::sinks::stderr_sink_mt>();
   } else {
     g_always = open_log(file);
@@ -70,6 +71,13 @@ void init(const std::string& level, const std::string& file) {
   l->set_level(spdlog::level::from_str(level));
   l->flush_on(spdlog::level::trace);
   logger() = std::move(l);
+}
+
+void close() {
+  auto quiet = std::make_shared<spdlog::logger>("umbra", std::make_shared<spdlog::sinks::null_sink_mt>());
+  logger() = std::move(quiet);  // the file sink below is gone with the logger it belonged to
+  if (g_always != nullptr && g_always != stderr) std::fclose(g_always);
+  g_always = nullptr;
 }
 
 spdlog::logger& get() {

@@ -13,6 +13,9 @@ namespace umbra::log {
 // whose compiler writes anything there).
 void init(const std::string& level, const std::string& file = "");
 spdlog::logger& get();
+// Closes the file init opened, if any; later messages are dropped until the next init. For an attached session's
+// end: umbra is about to leave a process whose stderr is not its own.
+void close();
 
 // A line the user must see whatever the level: configuration problems, where the report went.
 void always(const std::string& line);

@@ -81,6 +81,7 @@ TEST(ClrAbi, InfoSlots) {
   EXPECT_EQ(slot_of(&ICorProfilerInfo2::DoStackSnapshot), 36u);
   EXPECT_EQ(slot_of(&ICorProfilerInfo2::SetEnterLeaveFunctionHooks2), 37u);
   EXPECT_EQ(slot_of(&ICorProfilerInfo2::GetNotifiedExceptionClauseInfo), 56u);
+  EXPECT_EQ(slot_of(&ICorProfilerInfo3::RequestProfilerDetach), 58u);
   EXPECT_EQ(slot_of(&ICorProfilerInfo3::SetFunctionIDMapper2), 59u);
   EXPECT_EQ(slot_of(&ICorProfilerInfo3::SetEnterLeaveFunctionHooks3), 61u);
   EXPECT_EQ(slot_of(&ICorProfilerInfo3::GetRuntimeInformation), 67u);

@@ -77,6 +77,47 @@ TEST(Launcher, UnknownOptionsAreNamed) {
   }
 }
 
+TEST(Launcher, AttachTakesThePidTheDurationAndTheOptionsOfRun) {
+  auto r = parse_command_line({"attach", "4242", "--duration", "2.5", "--interval-ms", "1", "-o", "out/p", "--format",
+                               "json", "--mode", "shadow"});
+  ASSERT_TRUE(r.attach) << r.error;
+  EXPECT_FALSE(r.run);
+  EXPECT_EQ(r.attach->pid, 4242);
+  EXPECT_EQ(r.attach->duration_ms, 2500u);
+  EXPECT_EQ(*r.attach->output_prefix, "out/p");
+  std::vector<std::pair<std::string, std::string>> expected = {
+      {"UMBRA_INTERVAL_MS", "1"}, {"UMBRA_OUTPUT", "out/p"}, {"UMBRA_FORMATS", "json"}, {"UMBRA_MODE", "shadow"}};
+  EXPECT_EQ(r.attach->environment, expected);
+  auto until_stopped = parse_command_line({"attach", "7"});
+  ASSERT_TRUE(until_stopped.attach) << until_stopped.error;
+  EXPECT_EQ(until_stopped.attach->duration_ms, 0u);
+}
+
+TEST(Launcher, BadAttachCommandLinesSayWhatIsWrong) {
+  struct Case {
+    std::vector<std::string> args;
+    const char* error;
+  } cases[] = {
+      {{"attach"}, "attach needs the process id of a running .NET program"},
+      {{"attach", "abc"}, "attach: 'abc' is not a process id"},
+      {{"attach", "0"}, "attach: '0' is not a process id"},
+      {{"attach", "-5"}, "attach: '-5' is not a process id"},
+      {{"attach", "99999999999"}, "attach: '99999999999' is not a process id"},
+      {{"attach", "7", "--duration"}, "--duration needs a value"},
+      {{"attach", "7", "--duration", "0"}, "--duration '0' is not a number of seconds above 0"},
+      {{"attach", "7", "--duration", "-1"}, "--duration '-1' is not a number of seconds above 0"},
+      {{"attach", "7", "--duration", "1e3"}, "--duration '1e3' is not a number of seconds above 0"},
+      {{"attach", "7", "--interval-ms", "0"}, "--interval-ms '0'"},
+      {{"attach", "7", "--", "dotnet"}, "unknown option '--'"},
+      {{"attach", "7", "extra"}, "unknown option 'extra'"},
+  };
+  for (const auto& c : cases) {
+    auto r = parse_command_line(c.args);
+    EXPECT_FALSE(r.attach);
+    EXPECT_EQ(r.error.rfind(c.error, 0), 0u) << r.error;
+  }
+}
+
 TEST(Launcher, Version) {
   EXPECT_TRUE(parse_command_line({"--version"}).version);
   EXPECT_TRUE(parse_command_line({"version"}).version);
@@ -88,6 +129,8 @@ TEST(Launcher, Help) {
   EXPECT_TRUE(parse_command_line({"--help"}).help);
   EXPECT_TRUE(parse_command_line({"run", "-h"}).help);
   EXPECT_NE(usage().find("UMBRA_OUTPUT"), std::string::npos);
+  EXPECT_NE(usage().find("umbra attach PID [--duration S] [options]"), std::string::npos);
+  EXPECT_TRUE(parse_command_line({"attach", "7", "--help"}).help);
 }
 
 }  // namespace

@@ -74,7 +74,7 @@ struct UnimplementedProfilerInfo : clr::ICorProfilerInfo10 {
   clr::HRESULT GetObjectGeneration(...) override { return clr::E_NOTIMPL; }
   clr::HRESULT GetNotifiedExceptionClauseInfo(...) override { return clr::E_NOTIMPL; }
   clr::HRESULT EnumJITedFunctions(...) override { return clr::E_NOTIMPL; }
-  clr::HRESULT RequestProfilerDetach(...) override { return clr::E_NOTIMPL; }
+  clr::HRESULT RequestProfilerDetach(clr::DWORD) override { return clr::E_NOTIMPL; }
   clr::HRESULT GetStringLayout2(...) override { return clr::E_NOTIMPL; }
   clr::HRESULT SetEnterLeaveFunctionHooks3WithInfo(...) override { return clr::E_NOTIMPL; }
   clr::HRESULT GetFunctionEnter3Info(...) override { return clr::E_NOTIMPL; }

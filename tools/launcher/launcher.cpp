@@ -2,11 +2,15 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 
 #include "clr/guids.h"
 #include "profiler/options.h"
+#include "profiler/value_parsers.h"
 #include "util/paths.h"
 #include "report_command.h"
 
@@ -19,9 +23,12 @@ bool readable(const std::string& path) { return access(path.c_str(), R_OK) == 0;
 
 std::string usage() {
   std::string text = "usage: umbra run [options] -- COMMAND [ARGS...]\n";
+  text += "       umbra attach PID [--duration S] [options]\n";
   text += "       " + std::string(kReportSynopsis) +
           "\n"
-          "Runs COMMAND (a .NET program) under the umbra profiler and returns its exit code.\n"
+          "run: runs COMMAND (a .NET program) under the umbra profiler and returns its exit code.\n"
+          "attach: profiles the running .NET program PID in sampled mode for S seconds (or until Ctrl-C), writes\n"
+          "        the report, and detaches; the program runs on without umbra.\n"
           "\n"
           "options (each also an environment variable):\n";
   for (const Option& o : options()) {
@@ -37,6 +44,85 @@ std::string usage() {
   return text;
 }
 
+namespace {
+
+// One option of the table at args[i] (its value at args[i + 1]), judged by the profiler's own rule, so that nothing
+// runs with a value the profiler would not take. False with `error` set when it is wrong; `i` is left on the last
+// argument used.
+bool take_option(const std::vector<std::string>& args, size_t& i, const Option& option,
+                 std::vector<std::pair<std::string, std::string>>& environment, std::optional<std::string>& prefix,
+                 std::string& error) {
+  const std::string& a = args[i];
+  if (is_switch(option)) {
+    environment.emplace_back(option.variable, "1");
+    return true;
+  }
+  if (i + 1 >= args.size()) {
+    error = a + " needs a value";
+    return false;
+  }
+  const std::string& value = args[++i];
+  Config judged;
+  Verdict verdict = option.rule.store(value, judged, 0);
+  if (!verdict.problem.empty()) {
+    error = a + " '" + value + "' " + (verdict.flag_problem.empty() ? verdict.problem : verdict.flag_problem);
+    return false;
+  }
+  environment.emplace_back(option.variable, value);
+  if (std::string(option.variable) == "UMBRA_OUTPUT") prefix = value;
+  return true;
+}
+
+// Seconds, a positive decimal number, as whole milliseconds (at least 1).
+std::optional<uint32_t> parse_duration(const std::string& text) {
+  std::optional<double> seconds = parse_decimal(text, 0, 1e6);
+  if (!seconds || !(*seconds > 0)) return std::nullopt;
+  return std::max<uint32_t>(1, uint32_t(std::ceil(*seconds * 1000)));
+}
+
+ParseResult parse_attach(const std::vector<std::string>& args) {
+  ParseResult result;
+  AttachRequest attach;
+  if (args.size() < 2) {
+    result.error = "attach needs the process id of a running .NET program";
+    return result;
+  }
+  std::optional<uint64_t> pid = parse_unsigned(args[1], 1, std::numeric_limits<int>::max());
+  if (!pid) {
+    result.error = "attach: '" + args[1] + "' is not a process id";
+    return result;
+  }
+  attach.pid = (long long)*pid;
+  for (size_t i = 2; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "-h" || a == "--help") {
+      result.help = true;
+      return result;
+    }
+    if (a == "--duration") {
+      std::optional<uint32_t> ms = i + 1 < args.size() ? parse_duration(args[i + 1]) : std::nullopt;
+      if (!ms) {
+        result.error = i + 1 < args.size() ? "--duration '" + args[i + 1] + "' is not a number of seconds above 0"
+                                           : "--duration needs a value";
+        return result;
+      }
+      attach.duration_ms = *ms;
+      ++i;
+      continue;
+    }
+    const Option* option = find_flag(a);
+    if (option == nullptr) {
+      result.error = "unknown option '" + a + "'";
+      return result;
+    }
+    if (!take_option(args, i, *option, attach.environment, attach.output_prefix, result.error)) return result;
+  }
+  result.attach = std::move(attach);
+  return result;
+}
+
+}  // namespace
+
 ParseResult parse_command_line(const std::vector<std::string>& args) {
   ParseResult result;
   if (args.empty()) {
@@ -51,6 +137,7 @@ ParseResult parse_command_line(const std::vector<std::string>& args) {
     result.version = true;
     return result;
   }
+  if (args[0] == "attach") return parse_attach(args);
   if (args[0] != "run") {
     result.error = "unknown command '" + args[0] + "'";
     return result;
@@ -75,24 +162,7 @@ ParseResult parse_command_line(const std::vector<std::string>& args) {
       }
       break;  // the command starts here (the `--` is optional)
     }
-    if (is_switch(*option)) {
-      run.environment.emplace_back(option->variable, "1");
-      continue;
-    }
-    if (i + 1 >= args.size()) {
-      result.error = a + " needs a value";
-      return result;
-    }
-    const std::string& value = args[++i];
-    // Judged by the profiler's own rule, so that nothing runs with a value the profiler would not take.
-    Config judged;
-    Verdict verdict = option->rule.store(value, judged, 0);
-    if (!verdict.problem.empty()) {
-      result.error = a + " '" + value + "' " + (verdict.flag_problem.empty() ? verdict.problem : verdict.flag_problem);
-      return result;
-    }
-    run.environment.emplace_back(option->variable, value);
-    if (std::string(option->variable) == "UMBRA_OUTPUT") run.output_prefix = value;
+    if (!take_option(args, i, *option, run.environment, run.output_prefix, result.error)) return result;
   }
   run.command.assign(args.begin() + long(i), args.end());
   if (run.command.empty()) {

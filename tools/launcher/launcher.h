@@ -1,6 +1,7 @@
 // The launcher's command line: parsed into environment settings for the profiler and the command to run.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
@@ -14,8 +15,17 @@ struct RunRequest {
   std::optional<std::string> output_prefix;                        // -o, when given
 };
 
+// `umbra attach PID [--duration S] [options]`: the options of `run`, sent to the profiler as client data.
+struct AttachRequest {
+  long long pid = 0;
+  std::vector<std::pair<std::string, std::string>> environment;  // UMBRA_* settings from options
+  std::optional<std::string> output_prefix;                        // -o, when given
+  uint32_t duration_ms = 0;                                        // 0: until Ctrl-C
+};
+
 struct ParseResult {
   std::optional<RunRequest> run;  // set for `run`
+  std::optional<AttachRequest> attach;  // set for `attach`
   bool help = false;
   bool version = false;           // `umbra --version`
   std::string error;              // set when the command line is wrong

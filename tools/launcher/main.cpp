@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "attach_command.h"
 #include "clr/guids.h"
 #include "launcher.h"
 #include "output_directory.h"
@@ -104,11 +105,10 @@ int main(int argc, char** argv) {
     std::printf("umbra %s\n", umbra::umbra_version());
     return 0;
   }
-  if (!parsed.run) {
+  if (!parsed.run && !parsed.attach) {
     std::fprintf(stderr, "umbra: %s\n\n%s", parsed.error.c_str(), usage().c_str());
     return 2;
   }
-  RunRequest& run = *parsed.run;
   auto library = find_profiler_library(self_path());
   if (!library) {
     std::fprintf(stderr, "umbra: cannot find libumbra.so next to %s (set UMBRA_LIBRARY to its path)\n",
@@ -117,6 +117,8 @@ int main(int argc, char** argv) {
   }
   char resolved[PATH_MAX];
   std::string library_path = realpath(library->c_str(), resolved) ? resolved : *library;
+  if (parsed.attach) return run_attach_command(*parsed.attach, library_path);
+  RunRequest& run = *parsed.run;
 
   make_directory_for_reports(run);
   set_profiler_environment(library_path, run);

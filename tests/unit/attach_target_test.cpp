@@ -1,0 +1,48 @@
+#include "attach_target.h"
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace umbra::launcher {
+namespace {
+
+TEST(AttachTarget, SocketNameCarriesThePidAndTheStartTime) {
+  EXPECT_EQ(diagnostics_socket_name("/tmp", 4242, 987654), "/tmp/dotnet-diagnostic-4242-987654-socket");
+}
+
+TEST(AttachTarget, AProcessThatHasEnded) {
+  pid_t child = fork();
+  if (child == 0) _exit(0);
+  waitpid(child, nullptr, 0);  // reaped: its pid names no process now
+  AttachTarget target = find_attach_target(child);
+  EXPECT_EQ(target.problem, "no process has pid " + std::to_string(child));
+  EXPECT_TRUE(target.socket_path.empty());
+}
+
+TEST(AttachTarget, AProcessWithoutDotNet) {
+  AttachTarget target = find_attach_target(getpid());  // this test program
+  EXPECT_TRUE(target.socket_path.empty());
+  EXPECT_NE(target.problem.find("is not a .NET program: no .NET runtime is loaded in it"), std::string::npos)
+      << target.problem;
+  EXPECT_EQ(target.uid, geteuid());
+}
+
+TEST(AttachTarget, ProcessStatTellsAnEndedProcessAndALaterOne) {
+  std::optional<ProcessStat> self = read_process_stat(getpid());
+  ASSERT_TRUE(self);
+  EXPECT_EQ(self->state, 'R');  // reading its own stat
+  EXPECT_GT(self->start_ticks, 0u);
+  pid_t child = fork();
+  if (child == 0) _exit(0);
+  std::optional<ProcessStat> ended;
+  for (int i = 0; i < 1000 && !(ended = read_process_stat(child), ended && ended->state == 'Z'); ++i) usleep(1000);
+  ASSERT_TRUE(ended);
+  EXPECT_EQ(ended->state, 'Z') << "ended, not yet reaped";
+  EXPECT_GE(ended->start_ticks, self->start_ticks);
+  waitpid(child, nullptr, 0);
+  EXPECT_FALSE(read_process_stat(child));
+}
+
+}  // namespace
+}  // namespace umbra::launcher

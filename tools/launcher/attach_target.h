@@ -1,0 +1,37 @@
+// The process `umbra attach` is asked to profile: where its runtime's diagnostics socket is, or, in one line, why
+// there is none to attach to (no such process, another user's, not .NET, diagnostics turned off).
+//
+// The runtime listens on $TMPDIR/dotnet-diagnostic-{pid}-{key}-socket, $TMPDIR as the target process has it
+// (/tmp if unset) and {key} the process's start time in clock ticks since boot (field 22 of /proc/{pid}/stat),
+// which tells the socket from one a dead process of the same pid left behind.
+#pragma once
+
+#include <sys/types.h>
+
+#include <optional>
+#include <string>
+
+namespace umbra::launcher {
+
+struct AttachTarget {
+  std::string socket_path;  // set when found
+  std::string problem;      // set when not: one line, without the "umbra: " prefix
+  std::string name;         // the process's name (/proc/{pid}/comm), for messages
+  uid_t uid = 0;            // its effective user and group, who must be able to use the control directory
+  gid_t gid = 0;
+};
+
+AttachTarget find_attach_target(long long pid);
+
+// Fields 3 and 22 of /proc/{pid}/stat: the state ('Z' for a process that has ended but not been reaped) and the
+// start time, which tells the process from a later one given the same pid. Nothing when no process has the pid.
+struct ProcessStat {
+  char state = '?';
+  unsigned long long start_ticks = 0;
+};
+std::optional<ProcessStat> read_process_stat(long long pid);
+
+// The name of the socket, for a process started at `start_ticks`, in `directory`.
+std::string diagnostics_socket_name(const std::string& directory, long long pid, unsigned long long start_ticks);
+
+}  // namespace umbra::launcher
