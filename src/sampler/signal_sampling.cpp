@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <limits>
 
+#include "sampler/shadow_sampling.h"
 #include "sampler/signal_stack_alignment.h"
 #include "snapshot/code_ranges.h"
 #include "snapshot/native_capture.h"
@@ -18,14 +18,6 @@ constexpr size_t kMaxResolvedIps = size_t(1) << 20;
 // Threads answer within microseconds unless they are not scheduled (a loaded machine); the wait sleeps.
 std::chrono::milliseconds answer_wait(uint32_t interval_ms) {
   return std::chrono::milliseconds(std::clamp<uint32_t>(interval_ms, 2, 10));
-}
-
-// The sampler is the only writer of a node's sample counts.
-void add_sample(CallNode& node, bool on_cpu) {
-  node.self_samples.store(node.self_samples.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-  uint32_t cpu = node.self_cpu_samples.load(std::memory_order_relaxed);
-  if (on_cpu && cpu != std::numeric_limits<uint32_t>::max())
-    node.self_cpu_samples.store(cpu + 1, std::memory_order_relaxed);
 }
 
 }  // namespace
@@ -96,7 +88,7 @@ void SignalSampling::count_on_shadow(SampledThread* thread, const ThreadShadow* 
                                      SamplerStats& tick) {
   CallNode* node = shadow ? shadow->current_node() : nullptr;
   if (node == nullptr || !is_method_node(*node)) return;
-  add_sample(*node, on_cpu);
+  add_node_sample(*node, on_cpu);
   ++tick.samples;
   ++tick.shadow_only_samples;
   if (thread) thread->last_signal_sample.reset();  // asked again at the next tick
@@ -119,7 +111,7 @@ void SignalSampling::attribute(SamplerStats& tick) {
         continue;
       }
       if (last.tree) last.tree->add_again(last.leaf, false);
-      else add_sample(*last.node, false);
+      else add_node_sample(*last.node, false);
       ++tick.samples;
       ++tick.unchanged_samples;
       if (last.above_hooks) ++tick.above_hooks_samples;
@@ -142,16 +134,12 @@ void SignalSampling::attribute(SamplerStats& tick) {
   }
   std::sort(covered_.begin(), covered_.end());
   for (const auto& [id, shadow] : shadows_by_id_)
-    if (!std::binary_search(covered_.begin(), covered_.end(), shadow)) {
-      uint64_t cpu_ns = shadow->sampler_cpu_ns.load(std::memory_order_relaxed);
-      bool on_cpu = thread_on_cpu(shadow->os_tid, cpu_ns);
-      shadow->sampler_cpu_ns.store(cpu_ns, std::memory_order_relaxed);
-      count_on_shadow(nullptr, shadow, on_cpu, tick);
-    }
+    if (!std::binary_search(covered_.begin(), covered_.end(), shadow))
+      count_on_shadow(nullptr, shadow, shadow_thread_on_cpu(*shadow), tick);
 }
 
 void SignalSampling::count_on_node(SampledThread& thread, CallNode* node, bool on_cpu, SamplerStats& tick) {
-  add_sample(*node, on_cpu);
+  add_node_sample(*node, on_cpu);
   ++tick.samples;
   thread.last_signal_sample = SampledThread::LastSignalSample{0, nullptr, 0, node};
 }
