@@ -22,21 +22,44 @@ char thread_state(pid_t tid) {
   return name_end == std::string::npos || name_end + 2 >= stat.size() ? '?' : stat[name_end + 2];
 }
 
-TEST(ThreadCpuTime, MovesWhileAThreadRunsAndStandsStillWhileItSleeps) {
-  int wake[2];
-  ASSERT_EQ(pipe(wake), 0);
-  std::atomic<pid_t> tid{0};
-  std::atomic<bool> spinning{true};
-  std::thread worker([&] {
-    tid = pid_t(syscall(SYS_gettid));
-    volatile uint64_t spin = 0;
-    while (spinning.load()) spin = spin + 1;
-    char byte;
-    // Asleep until the test writes: no timer, no spurious wake-up.
-    while (read(wake[0], &byte, 1) < 0) {
+// A thread that spins until stop_spinning(), then sleeps in read() (no timer, no spurious wake-up) until the end.
+class SpinThenBlock {
+ public:
+  SpinThenBlock() {
+    if (pipe(wake_) != 0) wake_[0] = wake_[1] = -1;
+    worker_ = std::thread([this] {
+      tid_ = pid_t(syscall(SYS_gettid));
+      volatile uint64_t spin = 0;
+      while (spinning_.load()) spin = spin + 1;
+      char byte;
+      while (read(wake_[0], &byte, 1) < 0) {
+      }
+    });
+    while (tid_.load() == 0) std::this_thread::yield();
+  }
+  ~SpinThenBlock() {
+    spinning_ = false;
+    if (write(wake_[1], "x", 1) != 1) {
     }
-  });
-  while (tid.load() == 0) std::this_thread::yield();
+    worker_.join();
+    close(wake_[0]);
+    close(wake_[1]);
+  }
+  bool piped() const { return wake_[0] >= 0; }
+  pid_t tid() const { return tid_.load(); }
+  void stop_spinning() { spinning_ = false; }
+
+ private:
+  int wake_[2];
+  std::atomic<pid_t> tid_{0};
+  std::atomic<bool> spinning_{true};
+  std::thread worker_;
+};
+
+TEST(ThreadCpuTime, MovesWhileAThreadRunsAndStandsStillWhileItSleeps) {
+  SpinThenBlock worker;
+  ASSERT_TRUE(worker.piped());
+  const pid_t tid = worker.tid();
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   auto first = thread_cpu_ns(tid);
   ASSERT_TRUE(first);
@@ -48,35 +71,21 @@ TEST(ThreadCpuTime, MovesWhileAThreadRunsAndStandsStillWhileItSleeps) {
     ASSERT_TRUE(later);
   } while (*later == *first && std::chrono::steady_clock::now() < deadline);
   EXPECT_GT(*later, *first);
-  spinning = false;
+  worker.stop_spinning();
   while (thread_state(tid) != 'S' && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
   ASSERT_EQ(thread_state(tid), 'S');  // blocked in read()
   auto asleep = thread_cpu_ns(tid);
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
   EXPECT_EQ(thread_cpu_ns(tid), asleep);
-  ASSERT_EQ(write(wake[1], "x", 1), 1);
-  worker.join();
-  close(wake[0]);
-  close(wake[1]);
   EXPECT_FALSE(thread_cpu_ns(0));
   EXPECT_FALSE(thread_cpu_ns(0x3ffffff0));  // above any pid_max: no such thread
 }
 
 // A thread that spins is on a CPU; once it blocks it is not, whatever its CPU time did before.
 TEST(ThreadCpuTime, OnACpuWhileSpinningAndNotWhileBlocked) {
-  int wake[2];
-  ASSERT_EQ(pipe(wake), 0);
-  std::atomic<pid_t> tid{0};
-  std::atomic<bool> spinning{true};
-  std::thread worker([&] {
-    tid = pid_t(syscall(SYS_gettid));
-    volatile uint64_t spin = 0;
-    while (spinning.load()) spin = spin + 1;
-    char byte;
-    while (read(wake[0], &byte, 1) < 0) {
-    }
-  });
-  while (tid.load() == 0) std::this_thread::yield();
+  SpinThenBlock worker;
+  ASSERT_TRUE(worker.piped());
+  const pid_t tid = worker.tid();
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   uint64_t last = 0;
   bool on_cpu = false;
@@ -86,16 +95,12 @@ TEST(ThreadCpuTime, OnACpuWhileSpinningAndNotWhileBlocked) {
   }
   EXPECT_TRUE(on_cpu);
   EXPECT_GT(last, 0u);
-  spinning = false;
+  worker.stop_spinning();
   while (thread_state(tid) != 'S' && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
   ASSERT_EQ(thread_state(tid), 'S');
   EXPECT_EQ(thread_scheduler_state(tid), 'S');
   EXPECT_FALSE(thread_on_cpu(tid, last));  // it ran since the last reading, but waits now
   EXPECT_FALSE(thread_on_cpu(tid, last));  // it has not run since
-  ASSERT_EQ(write(wake[1], "x", 1), 1);
-  worker.join();
-  close(wake[0]);
-  close(wake[1]);
   uint64_t unchanged = 7;
   EXPECT_FALSE(thread_on_cpu(0x3ffffff0, unchanged));  // no such thread
   EXPECT_EQ(unchanged, 7u);
