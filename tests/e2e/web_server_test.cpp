@@ -18,6 +18,7 @@
 #include <sstream>
 #include <thread>
 
+#include "../libc_debug_file.h"
 #include "e2e_env.h"
 #include "process.h"
 #include "report_query.h"
@@ -77,23 +78,8 @@ bool is_pipeline_frame(const std::string& name) { return name.rfind("Microsoft.A
 
 // Whether libc's debug file is installed (libc6-dbg), where umbra looks for it: by libc's build id.
 bool libc_debug_file_installed() {
-  Dl_info info{};
-  link_map* libc = nullptr;
-  if (dladdr1(reinterpret_cast<void*>(&::write), &info, reinterpret_cast<void**>(&libc), RTLD_DL_LINKMAP) == 0)
-    return false;
-  std::string debug_file;
-  elf_version(EV_CURRENT);
-  int fd = ::open(libc->l_name, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  if (Elf* elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr)) {
-    const void* id = nullptr;
-    ssize_t length = dwelf_elf_gnu_build_id(elf, &id);
-    if (length > 0)
-      debug_file = build_id_debug_path(kSystemDebugRoot, static_cast<const unsigned char*>(id), size_t(length));
-    elf_end(elf);
-  }
-  ::close(fd);
-  return !debug_file.empty() && std::filesystem::exists(debug_file);
+  std::optional<std::string> debug_file = libc_debug_file();
+  return debug_file && !debug_file->empty() && std::filesystem::exists(*debug_file);
 }
 
 // The runtime's and its host's modules: the frames folded by default.

@@ -12,6 +12,8 @@
 #include <filesystem>
 #include <string>
 
+#include "../libc_debug_file.h"
+
 // Two functions at 64-byte boundaries: padding lies before the second, which the test's exported symbols name.
 extern "C" __attribute__((noinline, aligned(64))) int umbra_test_before_padding(int x) { return x + 1; }
 extern "C" __attribute__((noinline, aligned(64))) int umbra_test_after_padding(int x) { return x * 3; }
@@ -88,21 +90,9 @@ TEST(NativeSymbols, AFrameAtAFunctionsFirstInstructionIsNamedByIt) {
 // libc's own debug file, as Debian's libc6-dbg installs it (by build id): the function that calls main is internal
 // to libc, in no dynamic symbol table.
 TEST(NativeSymbols, ALibcInternalFunctionIsNamedFromLibc6Dbg) {
-  Dl_info info{};
-  link_map* libc = nullptr;
-  ASSERT_NE(dladdr1(reinterpret_cast<void*>(&::write), &info, reinterpret_cast<void**>(&libc), RTLD_DL_LINKMAP), 0);
-  std::string debug_file;
-  elf_version(EV_CURRENT);
-  int fd = ::open(libc->l_name, O_RDONLY | O_CLOEXEC);
-  ASSERT_GE(fd, 0) << libc->l_name;
-  if (Elf* elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr)) {
-    const void* id = nullptr;
-    ssize_t length = dwelf_elf_gnu_build_id(elf, &id);
-    if (length > 0)
-      debug_file = build_id_debug_path(kSystemDebugRoot, static_cast<const unsigned char*>(id), size_t(length));
-    elf_end(elf);
-  }
-  ::close(fd);
+  std::optional<std::string> libc_debug = testing::libc_debug_file();
+  ASSERT_TRUE(libc_debug) << "libc cannot be found or read";
+  const std::string& debug_file = *libc_debug;
   if (debug_file.empty() || !std::filesystem::exists(debug_file))
     GTEST_SKIP() << "libc's debug file is not installed (" << (debug_file.empty() ? "no build id" : debug_file)
                  << "): apt-get install libc6-dbg to run this test";
