@@ -68,14 +68,14 @@ class StringTable {
   std::vector<const std::string*> strings_;  // in index order; the map's keys never move
 };
 
-// What a node measured on its own, as pprof's values: self samples, calls, self time.
+// What a node measured on its own, as pprof's values: self samples, of those the ones on a CPU, calls, self time.
 struct Values {
-  uint64_t samples = 0, calls = 0, time_ns = 0;
+  uint64_t samples = 0, cpu_samples = 0, calls = 0, time_ns = 0;
   bool any() const { return samples || calls || time_ns; }
 };
 
 Values values_of(const ReportNode& node) {
-  return {node.self_samples, node.calls.value_or(0), node.self_ns.value_or(0)};
+  return {node.self_samples, node.self_cpu_samples, node.calls.value_or(0), node.self_ns.value_or(0)};
 }
 
 // pprof's numbers are int64; counts read from a file can be anything, and are held at its largest.
@@ -93,26 +93,30 @@ Values values_under(const ReportNode& node) {
     const ReportNode* n = pending.back();
     pending.pop_back();
     Values v = values_of(*n);
-    total = {saturating_add(total.samples, v.samples), saturating_add(total.calls, v.calls),
-             saturating_add(total.time_ns, v.time_ns)};
+    total = {saturating_add(total.samples, v.samples), saturating_add(total.cpu_samples, v.cpu_samples),
+             saturating_add(total.calls, v.calls), saturating_add(total.time_ns, v.time_ns)};
     for (const auto& child : n->children) pending.push_back(&child);
   }
   return total;
 }
 
-// Which of calls and times the report measured: sample types for those only.
+// Which of CPU state, calls and times the report measured: sample types for those only. A thread whose CPU time
+// was read had its samples told apart, on a CPU or not, even if none was.
 struct Measured {
-  bool calls = false, times = false;
+  bool cpu = false, calls = false, times = false;
 };
 
 Measured measured_in(const Report& report) {
   Measured measured;
   std::vector<const ReportNode*> pending;
-  for (const auto& thread : report.threads)
+  for (const auto& thread : report.threads) {
+    measured.cpu |= thread.cpu_ns.has_value();
     for (const auto& root : thread.roots) pending.push_back(&root);
-  while (!pending.empty() && !(measured.calls && measured.times)) {
+  }
+  while (!pending.empty() && !(measured.cpu && measured.calls && measured.times)) {
     const ReportNode* n = pending.back();
     pending.pop_back();
+    measured.cpu |= n->self_cpu_samples != 0;
     measured.calls |= n->calls.has_value();
     measured.times |= n->self_ns.has_value();
     for (const auto& child : n->children) pending.push_back(&child);
@@ -150,6 +154,7 @@ class PprofWriter {
 
   void header() {
     value_type(ProfileField::kSampleType, "samples", "count");
+    if (measured_.cpu) value_type(ProfileField::kSampleType, "cpu_samples", "count");
     if (measured_.calls) value_type(ProfileField::kSampleType, "calls", "count");
     if (measured_.times) value_type(ProfileField::kSampleType, "time", "nanoseconds");
     append_varint_field(pending_, ProfileField::kDefaultSampleType, strings_.index("samples"));
@@ -206,6 +211,7 @@ class PprofWriter {
   void sample(const Values& v, const std::string& labels, StackCuts& cuts) {
     leaf_first_.assign(path_.rbegin(), path_.rend());
     values_.assign({as_int64(v.samples)});
+    if (measured_.cpu) values_.push_back(as_int64(v.cpu_samples));
     if (measured_.calls) values_.push_back(as_int64(v.calls));
     if (measured_.times) values_.push_back(as_int64(v.time_ns));
     sample_.clear();

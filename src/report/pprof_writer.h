@@ -1,9 +1,10 @@
 // pprof's format (github.com/google/pprof, proto/profile.proto), gzipped: what `go tool pprof` reads, and what
 // continuous-profiling backends (Grafana Pyroscope, Parca, Datadog) take in.
 //
-// Sample types: samples/count, then, where the report measured them (shadow mode), calls/count and time/nanoseconds.
+// Sample types: samples/count (wall clock), cpu_samples/count (of those, taken on a CPU) where the report told them
+// apart, then, where the report measured them (shadow mode), calls/count and time/nanoseconds.
 // Each node with any of these is one sample, its stack the node's path and its values the node's own: self samples,
-// calls, self time. So pprof's "flat" is exactly a method's own (calls, self time, self samples) and its "cum" its
+// self CPU samples, calls, self time. So pprof's "flat" is exactly a method's own (calls, self time, self samples) and its "cum" its
 // samples and time with everything under it. Each frame is one function and one location; a native frame's
 // location lies in a mapping of its module, after the program's own mapping, which names the profile. Each sample is labelled with its thread: "thread" (the name, if it has
 // one) and "thread_id" (the OS thread id). The period is the sampling interval, in wall-clock nanoseconds.

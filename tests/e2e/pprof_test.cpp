@@ -137,15 +137,18 @@ uint64_t json_self_samples_of(const JsonValue& report, const std::string& name) 
 TEST_F(Pprof, ShadowTotalsAgreeWithTheJsonReport) {
   JsonValue report = load_report(path("shadow.json"));
   RawTotals raw = raw_totals(pprof({"-raw", path("shadow.pb.gz")}).out);
-  ASSERT_EQ(raw.types, (std::vector<std::string>{"samples/count[dflt]", "calls/count", "time/nanoseconds"}));
+  ASSERT_EQ(raw.types, (std::vector<std::string>{"samples/count[dflt]", "cpu_samples/count", "calls/count",
+                                                 "time/nanoseconds"}));
   uint64_t samples = 0;
   for (const auto& t : threads_of(report))
     for (const auto& r : roots_of(t)) samples += samples_of(r);
   EXPECT_GT(samples, 100u);
   EXPECT_EQ(raw.sums[0], samples);
   EXPECT_EQ(raw.sums[0], json_sum(report, "self_samples"));
-  EXPECT_EQ(raw.sums[1], json_sum(report, "calls"));
-  EXPECT_EQ(raw.sums[2], json_sum(report, "self_ns"));
+  EXPECT_GT(raw.sums[1], 0u);
+  EXPECT_EQ(raw.sums[1], json_sum(report, "self_cpu_samples"));
+  EXPECT_EQ(raw.sums[2], json_sum(report, "calls"));
+  EXPECT_EQ(raw.sums[3], json_sum(report, "self_ns"));
 }
 
 // pprof's own aggregation (-top sums each function's samples over threads and paths): the exact call counts.
@@ -205,14 +208,24 @@ TEST_F(Pprof, TracesShowAKnownCallPathOnItsThread) {
 TEST_F(Pprof, SampledTotalsAgreeAndNativeFramesLieUnderTheirModule) {
   JsonValue report = load_report(path("sampled.json"));
   RawTotals raw = raw_totals(pprof({"-raw", path("sampled.pb.gz")}).out);
-  ASSERT_EQ(raw.types, (std::vector<std::string>{"samples/count[dflt]"}));
+  ASSERT_EQ(raw.types, (std::vector<std::string>{"samples/count[dflt]", "cpu_samples/count"}));
   EXPECT_EQ(raw.sums[0], json_sum(report, "self_samples"));
+  EXPECT_EQ(raw.sums[1], json_sum(report, "self_cpu_samples"));
   EXPECT_NE(raw.mappings.find("libumbra_testnative.so"), std::string::npos) << raw.mappings;
 
   std::string top = pprof({"-top", "-nodefraction=0", "-nodecount=1000000", path("sampled.pb.gz")}).out;
   uint64_t spin = json_self_samples_of(report, "umbra_native_spin");
   EXPECT_GT(spin, 50u);
   EXPECT_EQ(top_flat(top, "umbra_native_spin"), int64_t(spin)) << top;
+  // The CPU view: the spin runs, so its samples on a CPU are most of its samples, and pprof agrees with the report.
+  std::string cpu_top = pprof({"-top", "-nodefraction=0", "-nodecount=1000000", "-sample_index=cpu_samples",
+                               path("sampled.pb.gz")}).out;
+  uint64_t spin_cpu = 0;
+  for_each_node(report, [&](const JsonValue& n) {
+    if (name_of(n) == "umbra_native_spin") spin_cpu += n.find("self_cpu_samples")->as_uint();
+  });
+  EXPECT_GT(spin_cpu, spin / 2);
+  EXPECT_EQ(top_flat(cpu_top, "umbra_native_spin"), int64_t(spin_cpu)) << cpu_top;
   // The period is the sampling interval (10 ms by default), in nanoseconds.
   std::string raw_text = pprof({"-raw", path("sampled.pb.gz")}).out;
   EXPECT_NE(raw_text.find("PeriodType: wall nanoseconds\nPeriod: 10000000\n"), std::string::npos) << raw_text;

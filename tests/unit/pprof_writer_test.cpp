@@ -95,6 +95,26 @@ TEST(PprofWriter, SampledModeHasSamplesOnlyAndThePeriod) {
   EXPECT_EQ(sample_at(p, {"App.Program.Main", "App.Program.Hot"}).values, std::vector<uint64_t>{5});
 }
 
+// A thread whose CPU time was read told its samples apart: cpu_samples follows samples, each node's own.
+TEST(PprofWriter, SamplesOnACpuAreASampleTypeOfTheirOwn) {
+  Report r = testing::known_sampled_report(3, 5);
+  for (auto& t : r.threads) forget_calls_and_times(t.roots);
+  r.threads[0].cpu_ns = 1'000'000;
+  r.threads[0].roots[0].children[0].self_cpu_samples = 4;  // Hot: 4 of its 5 samples on a CPU
+  DecodedProfile p = decode_profile(report_to_pprof(r));
+  EXPECT_EQ(p.sample_types, (std::vector<std::pair<std::string, std::string>>{{"samples", "count"},
+                                                                              {"cpu_samples", "count"}}));
+  EXPECT_EQ(p.default_sample_type, "samples");
+  EXPECT_EQ(sample_at(p, {"App.Program.Main"}).values, (std::vector<uint64_t>{3, 0}));
+  EXPECT_EQ(sample_at(p, {"App.Program.Main", "App.Program.Hot"}).values, (std::vector<uint64_t>{5, 4}));
+
+  // Read but never on a CPU: the type is there, all zeros.
+  r.threads[0].roots[0].children[0].self_cpu_samples = 0;
+  p = decode_profile(report_to_pprof(r));
+  ASSERT_EQ(p.sample_types.size(), 2u);
+  EXPECT_EQ(sample_at(p, {"App.Program.Main", "App.Program.Hot"}).values, (std::vector<uint64_t>{5, 0}));
+}
+
 TEST(PprofWriter, NativeFramesLieInAMappingOfTheirModule) {
   Report r = testing::known_sampled_report(0, 0);
   for (auto& t : r.threads) forget_calls_and_times(t.roots);
