@@ -340,10 +340,16 @@ struct ICorProfilerInfo8 : ICorProfilerInfo7 {
   UMBRA_UNUSED_SLOT(GetFunctionFromIP3);
   UMBRA_UNUSED_SLOT(GetDynamicFunctionInfo);
 };
+struct COR_PRF_CODE_INFO {
+  UINT_PTR startAddress;
+  SIZE_T size;
+};
 struct ICorProfilerInfo9 : ICorProfilerInfo8 {
-  UMBRA_UNUSED_SLOT(GetNativeCodeStartAddresses);                                           // 90
+  // Every native code version of a method (tiers, ReJIT 0: the original IL).
+  virtual HRESULT GetNativeCodeStartAddresses(FunctionID function, ReJITID rejit, ULONG32 capacity, ULONG32* count,
+                                              UINT_PTR starts[]) = 0;                        // 90
   UMBRA_UNUSED_SLOT(GetILToNativeMapping3);
-  UMBRA_UNUSED_SLOT(GetCodeInfo4);
+  virtual HRESULT GetCodeInfo4(UINT_PTR start, ULONG32 capacity, ULONG32* count, COR_PRF_CODE_INFO infos[]) = 0;
 };
 struct ICorProfilerInfo10 : ICorProfilerInfo9 {
   UMBRA_UNUSED_SLOT(EnumerateObjectReferences);                                             // 93

@@ -17,6 +17,7 @@ const char* mode_name(Mode mode) { return mode == Mode::kSampled ? "sampled" : "
 
 const char* hook_family_name(HookFamily family) { return family == HookFamily::kElt2 ? "elt2" : "elt3"; }
 const char* precompiled_name(Precompiled precompiled) { return precompiled == Precompiled::kJit ? "jit" : "keep"; }
+const char* walker_name(Walker walker) { return walker == Walker::kSuspend ? "suspend" : "signal"; }
 
 bool is_written_format(const std::string& format) {
   return std::find(std::begin(kFormats), std::end(kFormats), format) != std::end(kFormats);

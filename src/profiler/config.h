@@ -18,6 +18,8 @@ enum class Mode { kShadow, kSampled };
 enum class HookFamily { kElt3, kElt2 };
 // Focused shadow mode: methods without hooks run from the runtime's precompiled code, or are all JIT-compiled.
 enum class Precompiled { kKeep, kJit };
+// Sampled mode's walker: suspensions and DoStackSnapshot, or stacks taken by signal where each thread runs.
+enum class Walker { kSuspend, kSignal };
 
 // Each option's variable and default are in the option table (options.cpp).
 struct Config {
@@ -28,7 +30,8 @@ struct Config {
   std::string log_level;
   double min_percent{};
   uint32_t interval_ms{};
-  uint32_t reconcile_ms{};  // shadow mode: a snapshot to check the shadow stacks against; 0: none
+  uint32_t reconcile_ms{};  // a snapshot to check the shadow stacks (or sampled mode's signal walks) against; 0: none
+  Walker walker{};
   bool verify{};            // reconcile at every tick and summarize differences loudly at exit
   std::vector<std::string> formats;
   RuntimeFrames runtime_frames{};  // the runtime's native frames in the formats people read: folded or kept
@@ -55,6 +58,7 @@ std::vector<std::string> unknown_variable_warnings(const char* const* environmen
 const char* mode_name(Mode mode);
 const char* hook_family_name(HookFamily family);
 const char* precompiled_name(Precompiled precompiled);
+const char* walker_name(Walker walker);
 
 // The report formats umbra writes, and their names as a list for messages ("json, text, ...").
 bool is_written_format(const std::string& format);

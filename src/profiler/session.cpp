@@ -15,6 +15,7 @@
 #include "snapshot/thread_cpu_time.h"
 #include "util/log.h"
 #include "report/output_files.h"
+#include "report/text_writer.h"
 #include "util/large_stack.h"
 #include "util/version.h"
 
@@ -106,10 +107,7 @@ clr::HRESULT Session::start_shadow() {
   options.interval_ms = config_.interval_ms;
   options.shadows = &pool_;
   options.stacks_by_signal = hook_selection_ != nullptr;
-  options.reconcile_every =
-      config_.verify ? 1
-      : snapshots    ? std::max<uint32_t>(1, (config_.reconcile_ms + config_.interval_ms / 2) / config_.interval_ms)
-                     : 0;
+  options.reconcile_every = reconcile_every();
   sampler_ = std::make_unique<Sampler>(*info_, threads_, names_, options);
   sampler_->start();
   log::info("shadow mode: {} hooks, event mask 0x{:x}, report to {}.*", hook_family_name(config_.hooks), mask,
@@ -150,6 +148,13 @@ clr::HRESULT Session::install_hooks() {
   return hr;
 }
 
+// Ticks between two checks against the runtime's walk (0: none): --reconcile-ms in ticks, every tick with --verify.
+uint32_t Session::reconcile_every() const {
+  if (config_.verify) return 1;
+  if (config_.reconcile_ms == 0) return 0;
+  return std::max<uint32_t>(1, (config_.reconcile_ms + config_.interval_ms / 2) / config_.interval_ms);
+}
+
 // Sampled mode: no hooks; precompiled code and inlining stay as they are, so the program runs at full speed.
 clr::HRESULT Session::start_sampled() {
   clr::DWORD mask = clr::COR_PRF_MONITOR_THREADS | clr::COR_PRF_ENABLE_STACK_SNAPSHOT;
@@ -160,6 +165,8 @@ clr::HRESULT Session::start_sampled() {
   }
   SamplerOptions options;
   options.interval_ms = config_.interval_ms;
+  options.walker = config_.walker == Walker::kSuspend ? SamplerOptions::Walker::kSuspend : SamplerOptions::Walker::kSignal;
+  options.reconcile_every = reconcile_every();
   sampler_ = std::make_unique<Sampler>(*info_, threads_, names_, options);
   if (!config_.attached) start_sampling();
   return clr::S_OK;
@@ -315,6 +322,10 @@ void Session::finish(const char* trigger, bool runtime_usable, bool provisional)
               (built_ns - started_ns) / 1000000, (monotonic_ns() - built_ns) / 1000000);
     log::always(summary_line(report, written));
     if (config_.verify && config_.mode == Mode::kShadow) print_verify_summary();
+    if (config_.verify && config_.mode == Mode::kSampled) {
+      std::string walks = signal_walk_check_line(report.stats);
+      log::always("verify: " + (walks.empty() ? std::string("no stack by signal was checked") : walks));
+    }
     // The process is ending: freeing a model of millions of nodes piece by piece would only delay its exit. An
     // attached session's process runs on.
     if (!provisional && !config_.attached) static_cast<void>(new Report(std::move(report)));

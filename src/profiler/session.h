@@ -66,6 +66,7 @@ class Session {
   clr::HRESULT start_sampled();
   clr::HRESULT install_hooks();
   void start_coarse_clock();
+  uint32_t reconcile_every() const;
   void stop_coarse_clock();
 
   Config config_;

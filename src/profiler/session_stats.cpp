@@ -63,7 +63,7 @@ ReportStats::Sampler sampler_stats(const SamplerStats& s, const Config& config, 
   sampler.ticks = s.ticks;
   sampler.samples = s.samples;
   if (config.mode == Mode::kSampled || by_signal) sampler.unchanged_samples = s.unchanged_samples;
-  if (by_signal) {
+  if (by_signal && config.mode == Mode::kShadow) {
     sampler.above_hooks_samples = s.above_hooks_samples;
     sampler.shadow_only_samples = s.shadow_only_samples;
   }
@@ -79,6 +79,16 @@ ReportStats::Sampler sampler_stats(const SamplerStats& s, const Config& config, 
   sampler.native_tops = s.native_tops;
   sampler.abandoned_captures = abandoned_captures;
   sampler.drops = named_counts(kSampleDropNames, s.drops);
+  if (config.mode == Mode::kSampled) {
+    sampler.walker = by_signal ? "signal" : "suspend";
+    if (by_signal) {
+      sampler.walks_checked = s.walks_checked;
+      sampler.walks_agreed = s.walks_agreed;
+      sampler.walk_frames_checked = s.walk_frames_checked;
+      sampler.walk_frames_agreed = s.walk_frames_agreed;
+      sampler.walk_differences = named_counts(kWalkDifferenceNames, s.walk_differences);
+    }
+  }
   return sampler;
 }
 

@@ -33,6 +33,11 @@ struct ReportStats {
     std::optional<bool> native_tops;                // a signal was free for native-top capture
     std::optional<uint64_t> abandoned_captures;
     std::optional<NamedCounts> drops;  // by the sampler's drop reasons
+    // Sampled mode: how stacks were taken ("signal" or "suspend"), and the signal walks checked against
+    // DoStackSnapshot's walks of the same moment: walks, managed frames, agreement, differing walks by reason.
+    std::optional<std::string> walker;
+    std::optional<uint64_t> walks_checked, walks_agreed, walk_frames_checked, walk_frames_agreed;
+    std::optional<NamedCounts> walk_differences;
     JsonValue::Object unread;          // see ReportStats::unread
     bool operator==(const Sampler&) const = default;
 
@@ -56,6 +61,12 @@ struct ReportStats {
       visit("native_tops", s.native_tops);
       visit("abandoned_captures", s.abandoned_captures);
       visit("drops", s.drops);
+      visit("walker", s.walker);
+      visit("walks_checked", s.walks_checked);
+      visit("walks_agreed", s.walks_agreed);
+      visit("walk_frames_checked", s.walk_frames_checked);
+      visit("walk_frames_agreed", s.walk_frames_agreed);
+      visit("walk_differences", s.walk_differences);
     }
   };
 

@@ -96,6 +96,22 @@ std::string nonzero(const std::optional<NamedCounts>& counts, const std::string&
   return parts;
 }
 
+}  // namespace
+
+std::string signal_walk_check_line(const ReportStats& stats) {
+  const auto& s = stats.sampler;
+  if (!s || !s->walks_checked) return "";
+  uint64_t frames = s->walk_frames_checked.value_or(0), agreed = s->walk_frames_agreed.value_or(0);
+  char share[16];
+  std::snprintf(share, sizeof share, "%.1f%%", frames ? 100.0 * double(agreed) / double(frames) : 100.0);
+  std::string differences = nonzero(s->walk_differences);
+  return "stacks by signal checked against the runtime's walks: " + with_commas(*s->walks_checked) + " walks, " +
+         share + " of " + with_commas(frames) + " managed frames agree; walks that differ:" +
+         (differences.empty() ? std::string(" none") : differences);
+}
+
+namespace {
+
 // The same drops as the exit line's "not captured" (the hooks' and the sampler's), then shadow mode's reconciliation.
 std::string stats_lines(const ReportStats& stats) {
   std::string drops = nonzero(stats.drops) + (stats.sampler ? nonzero(stats.sampler->drops, "sampler.") : "");
@@ -111,6 +127,7 @@ std::string stats_lines(const ReportStats& stats) {
                 : "") +
            "\n";
   out += "not captured:" + (drops.empty() ? std::string(" nothing") : drops) + "\n";
+  if (std::string walks = signal_walk_check_line(stats); !walks.empty()) out += walks + "\n";
   if (const auto& r = stats.reconcile) {
     auto or_none = [](const std::string& parts) { return parts.empty() ? std::string(" none") : parts; };
     out += "reconciled: " + with_commas(r->snapshots.value_or(0)) + " snapshots, " +

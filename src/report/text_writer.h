@@ -11,4 +11,7 @@ namespace umbra {
 
 std::string report_to_text(const Report& report, double min_percent);
 
+// "stacks by signal checked against the runtime's walks: ..." (no newline), or "" when none was checked.
+std::string signal_walk_check_line(const ReportStats& stats);
+
 }  // namespace umbra

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "snapshot/code_ranges.h"
+
 namespace umbra {
 namespace {
 
@@ -73,7 +75,7 @@ SampledAttribution::NativeTop SampledAttribution::stitch_native_top(NativeCaptur
     // reached JIT-compiled code (stop_ip 0) connects to no managed frame.
     constexpr uintptr_t kTransitionSlack = 64;
     clr::FunctionID at_stop = 0;
-    bool known = capture.stop_ip != 0 &&
+    bool known = in_managed_code(capture.stop_ip) &&  // the runtime's lookup is not made for any address
                  clr::succeeded(info_.GetFunctionFromIP(reinterpret_cast<clr::LPCBYTE>(capture.stop_ip), &at_stop));
     bool into_top = capture.stop_ip == walk.first_managed_ip ||
                     (known && at_stop != 0 && at_stop == walk.first_managed_function &&

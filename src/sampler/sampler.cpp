@@ -12,18 +12,32 @@ namespace umbra {
 
 Sampler::Sampler(clr::ICorProfilerInfo10& info, ThreadRegistry& threads, FunctionNames& names,
                  SamplerOptions options)
-    : info_(info), threads_(threads), options_(options) {
+    : info_(info), threads_(threads), names_(names), options_(options) {
   bool sampled_mode = options_.shadows == nullptr;
-  if (sampled_mode) attribution_.emplace(info, names);
-  else reconciliation_.emplace(names);
-  if (!sampled_mode && options_.stacks_by_signal) signal_sampling_.emplace(info, threads, *options_.shadows);
+  bool signal_walker = sampled_mode && options_.walker == SamplerOptions::Walker::kSignal;
+  if (sampled_mode && !signal_walker) attribution_.emplace(info, names);
+  if (!sampled_mode) reconciliation_.emplace(names);
+  if (signal_walker || (!sampled_mode && options_.stacks_by_signal))
+    signal_sampling_.emplace(info, threads, options_.shadows, names);
   StackTick::Options walk;
-  walk.skip_unchanged = sampled_mode;
+  walk.skip_unchanged = sampled_mode && !signal_walker;
   walk.keep_walks = sampled_mode;
-  walk.cpu_states = sampled_mode;  // shadow mode's samples find it for themselves (shadow_sampling.h)
+  walk.cpu_states = sampled_mode && !signal_walker;  // shadow mode's samples find it for themselves
+  walk.signal_walks = signal_walker;
   walk.interval_ms = options_.interval_ms;
   walk.native_tops = false;  // set by start(), once a signal is known to be free
   stack_tick_.emplace(info, threads, walk);
+}
+
+// Sampled mode without a free signal: a suspension and a walk at every tick.
+void Sampler::use_suspending_walker() {
+  signal_sampling_.reset();
+  options_.walker = SamplerOptions::Walker::kSuspend;
+  attribution_.emplace(info_, names_);
+  StackTick::Options walk;
+  walk.skip_unchanged = walk.keep_walks = walk.cpu_states = true;
+  walk.interval_ms = options_.interval_ms;
+  stack_tick_.emplace(info_, threads_, walk);
 }
 
 Sampler::~Sampler() {
@@ -34,8 +48,14 @@ Sampler::~Sampler() {
 void Sampler::start() {
   if (options_.shadows == nullptr) {
     native_tops_ = install_native_capture_handler() != 0;
-    if (!native_tops_) log::always("no free real-time signal: native frames above managed code are not captured");
-    stack_tick_->enable_native_tops(native_tops_);
+    if (!native_tops_ && signal_sampling_) {
+      log::always("no free real-time signal: sampled mode suspends the runtime at every tick, so samples land only "
+                  "at its safe points, and native frames above managed code are not captured");
+      use_suspending_walker();
+    } else if (!native_tops_) {
+      log::always("no free real-time signal: native frames above managed code are not captured");
+    }
+    if (!signal_sampling_) stack_tick_->enable_native_tops(native_tops_);
   } else if (signal_sampling_) {
     native_tops_ = install_native_capture_handler() != 0;
     if (!native_tops_) {
@@ -100,7 +120,9 @@ void Sampler::run() {
 }
 
 bool Sampler::snapshot_due() const {
-  if (options_.shadows == nullptr) return true;  // sampled mode walks at every tick
+  if (attribution_) return true;  // the suspending walker walks at every tick
+  // The first tick meets the threads that started before umbra heard of them (the main thread).
+  if (options_.shadows == nullptr && tick_index_ == 1) return true;
   return options_.reconcile_every != 0 && tick_index_ % options_.reconcile_every == 0;
 }
 
@@ -112,6 +134,10 @@ void Sampler::tick() {
   if (signal_sampling_) {
     signal_sampling_->capture(tick_index_, options_.interval_ms);
     tick.shadow_sample_ns_total = monotonic_ns() - start_ns;
+    // Counted now: the suspension below (if due) asks the threads again, into the same buffers.
+    std::lock_guard<std::mutex> lock(tree_mutex_);
+    if (stopped_) return;
+    signal_sampling_->attribute(tick);
   } else if (options_.shadows) {
     tick.samples = sample_shadows(*options_.shadows);
     tick.shadow_sample_ns_total = monotonic_ns() - start_ns;
@@ -125,8 +151,9 @@ void Sampler::tick() {
   {
     std::lock_guard<std::mutex> lock(tree_mutex_);
     if (stopped_) return;
-    if (signal_sampling_) signal_sampling_->attribute(tick);
     if (reconciliation_ && tick.suspensions) reconciliation_->after_resume();
+    if (signal_sampling_ && !options_.shadows && tick.suspensions)
+      signal_sampling_->check_against(*stack_tick_, tick_index_, tick);
     if (attribution_ && walked) attribution_->add(*stack_tick_, tick_index_, tick);
     tick.tick_ns_total = tick.tick_ns_max = monotonic_ns() - start_ns;
     if (tick.suspensions) {

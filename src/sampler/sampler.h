@@ -1,7 +1,11 @@
 // The sampler thread: every interval (drawn from 0.5-1.5x the mean, so that periodic work is not sampled in
 // lock-step) it takes one tick.
-// - Sampled mode: a StackTick (native tops by signal, suspend, walk every managed thread, resume), then
-//   SampledAttribution adds the stacks to each thread's SampledTree.
+// - Sampled mode, walker by signal (--walker signal): each thread's whole stack taken by signal where it runs
+//   (SignalSampling), no suspension; every reconcile interval (and at the first tick, which finds the threads that
+//   started before umbra heard of them) a StackTick also takes them under a suspension and checks them against
+//   DoStackSnapshot's walks.
+// - Sampled mode, suspending walker (the default): a StackTick (native tops by signal, suspend, walk every managed thread,
+//   resume), then SampledAttribution adds the stacks to each thread's SampledTree. Also where no signal is free.
 // - Shadow mode: a sample on each thread's current shadow node (sample_shadows, no suspension), and every
 //   reconcile interval a StackTick whose walks the Reconciliation aligns with the shadow stacks.
 // - Focused shadow mode (not every method hooked): the samples are stacks taken by signal and aligned with the
@@ -41,6 +45,10 @@ struct SamplerOptions {
   ShadowPool* shadows = nullptr;  // shadow mode when set
   uint32_t reconcile_every = 10;  // shadow mode: a snapshot every this many ticks; 0: never
   bool stacks_by_signal = false;  // shadow mode: samples from stacks taken by signal (focused shadow mode)
+  // Sampled mode: stacks taken by signal (checked against a suspension's walks every reconcile_every ticks), or
+  // a suspension and DoStackSnapshot at every tick.
+  enum class Walker { kSuspend, kSignal };
+  Walker walker = Walker::kSuspend;
 };
 
 class Sampler {
@@ -70,7 +78,7 @@ class Sampler {
   // A copy, under tree_mutex(): a provisional report is written while the sampler runs on.
   SpliceMap splices();
   // Focused shadow mode's frames above hooked nodes (nullptr otherwise); read under tree_mutex().
-  // Shadow mode: samples are stacks taken by signal (a real-time signal was free).
+  // Samples are stacks taken by signal (a real-time signal was free).
   bool stacks_by_signal() const { return signal_sampling_.has_value(); }
   const AboveHooks* above_hooks() const { return signal_sampling_ ? &signal_sampling_->above() : nullptr; }
   // The first unexplained difference, both stacks side by side (empty if none).
@@ -79,19 +87,21 @@ class Sampler {
  private:
   void run();
   bool snapshot_due() const;
+  void use_suspending_walker();
 
   clr::ICorProfilerInfo10& info_;
   ThreadRegistry& threads_;
-  const SamplerOptions options_;
+  FunctionNames& names_;
+  SamplerOptions options_;
   std::atomic<bool> stopping_{false};
   std::thread thread_;
   uint64_t tick_index_ = 0;  // native tops are stamped with the tick they belong to
   bool native_tops_ = false;
 
   std::optional<StackTick> stack_tick_;
-  std::optional<SampledAttribution> attribution_;     // sampled mode
+  std::optional<SampledAttribution> attribution_;     // sampled mode, suspending walker
   std::optional<Reconciliation> reconciliation_;      // shadow mode; its state is under tree_mutex_
-  std::optional<SignalSampling> signal_sampling_;     // focused shadow mode; its trees are under tree_mutex_
+  std::optional<SignalSampling> signal_sampling_;     // walker by signal, focused shadow mode; under tree_mutex_
 
   std::mutex tree_mutex_;
   bool stopped_ = false;  // under tree_mutex_

@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdint>
 
+#include "sampler/walk_comparison.h"
 #include "snapshot/sample_drop.h"
 
 namespace umbra {
@@ -30,9 +31,20 @@ struct SamplerStats {
   // busy, CPU time the program does not get.
   uint64_t cpu_ns_total = 0;
   std::array<uint64_t, kSampleDropCount> drops{};
+  // Stacks taken by signal under a suspension, checked against DoStackSnapshot's walks of the same moment: walks
+  // and their managed frames, how many agreed, and the walks that differed by their first difference.
+  uint64_t walks_checked = 0, walks_agreed = 0, walk_frames_checked = 0, walk_frames_agreed = 0;
+  std::array<uint64_t, kWalkDifferenceCount> walk_differences{};
   bool native_tops = false;  // a signal was free for native-top capture
 
   void count(SampleDrop reason) { ++drops[static_cast<size_t>(reason)]; }
+  void add_walk_check(const WalkComparison& c) {
+    ++walks_checked;
+    walk_frames_checked += c.frames;
+    walk_frames_agreed += c.agreed;
+    if (c.differs) ++walk_differences[static_cast<size_t>(c.difference)];
+    else ++walks_agreed;
+  }
 
   // Adds one tick's counts (totals summed, maxima kept; cpu_ns_total and native_tops are set, not added).
   void add_tick(const SamplerStats& tick) {
@@ -40,11 +52,14 @@ struct SamplerStats {
         &SamplerStats::ticks,          &SamplerStats::samples,           &SamplerStats::unchanged_samples,
         &SamplerStats::suspensions,    &SamplerStats::suspend_wait_ns_total, &SamplerStats::suspended_ns_total,
         &SamplerStats::tick_ns_total,  &SamplerStats::shadow_sample_ns_total, &SamplerStats::snapshot_ticks,
-        &SamplerStats::snapshot_ns_total, &SamplerStats::above_hooks_samples, &SamplerStats::shadow_only_samples};
+        &SamplerStats::snapshot_ns_total, &SamplerStats::above_hooks_samples, &SamplerStats::shadow_only_samples,
+        &SamplerStats::walks_checked,  &SamplerStats::walks_agreed,      &SamplerStats::walk_frames_checked,
+        &SamplerStats::walk_frames_agreed};
     for (auto field : kSummed) this->*field += tick.*field;
     suspended_ns_max = std::max(suspended_ns_max, tick.suspended_ns_max);
     tick_ns_max = std::max(tick_ns_max, tick.tick_ns_max);
     for (size_t r = 0; r < kSampleDropCount; ++r) drops[r] += tick.drops[r];
+    for (size_t r = 0; r < kWalkDifferenceCount; ++r) walk_differences[r] += tick.walk_differences[r];
   }
 };
 

@@ -5,15 +5,13 @@
 
 #include "sampler/shadow_sampling.h"
 #include "sampler/signal_stack_alignment.h"
+#include "sampler/walk_comparison.h"
 #include "snapshot/code_ranges.h"
 #include "snapshot/native_capture.h"
 #include "snapshot/thread_cpu_time.h"
 
 namespace umbra {
 namespace {
-
-// Resolved IPs kept per process; past this many the map starts again (code replaced by tiering is then forgotten).
-constexpr size_t kMaxResolvedIps = size_t(1) << 20;
 
 // Threads answer within microseconds unless they are not scheduled (a loaded machine); the wait sleeps.
 std::chrono::milliseconds answer_wait(uint32_t interval_ms) {
@@ -22,8 +20,9 @@ std::chrono::milliseconds answer_wait(uint32_t interval_ms) {
 
 }  // namespace
 
-SignalSampling::SignalSampling(clr::ICorProfilerInfo10& info, ThreadRegistry& threads, const ShadowPool& shadows)
-    : info_(info), threads_(threads), shadows_(shadows) {
+SignalSampling::SignalSampling(clr::ICorProfilerInfo10& info, ThreadRegistry& threads, const ShadowPool* shadows,
+                               FunctionNames& names)
+    : threads_(threads), shadows_(shadows), methods_(info, names) {
   leaf_first_.reserve(NativeCapture::kMaxFrames);
   root_first_.reserve(NativeCapture::kMaxFrames);
 }
@@ -36,9 +35,11 @@ ThreadShadow* SignalSampling::shadow_of(clr::ThreadID id) const {
 void SignalSampling::capture(uint64_t tick_index, uint32_t interval_ms) {
   threads_.sampling_targets(targets_);
   shadows_by_id_.clear();
-  shadows_.for_each_claimed([&](ThreadShadow& s) {
-    if (s.thread_id != 0 && !s.retired.load(std::memory_order_acquire)) shadows_by_id_.emplace_back(s.thread_id, &s);
-  });
+  if (shadows_) {
+    shadows_->for_each_claimed([&](ThreadShadow& s) {
+      if (s.thread_id != 0 && !s.retired.load(std::memory_order_acquire)) shadows_by_id_.emplace_back(s.thread_id, &s);
+    });
+  }
   std::sort(shadows_by_id_.begin(), shadows_by_id_.end());
   process_code_ranges().refresh();  // for the handler's and the resolution's code/JIT-code test
   asked_.assign(targets_.size(), Asked::kNotAsked);
@@ -101,7 +102,10 @@ void SignalSampling::attribute(SamplerStats& tick) {
     ThreadShadow* shadow = shadow_of(t.thread_id);
     if (shadow) covered_.push_back(shadow);
     if (asked_[i] == Asked::kNotAsked) {
-      if (!t.dying.load(std::memory_order_acquire)) count_on_shadow(&t, shadow, on_cpu_[i], tick);
+      if (t.dying.load(std::memory_order_acquire)) continue;
+      if (shadows_) count_on_shadow(&t, shadow, on_cpu_[i], tick);
+      else if (t.os_tid.load(std::memory_order_relaxed) == 0) tick.count(SampleDrop::kThreadNotYetKnown);
+      else tick.count(SampleDrop::kNativeTopTimeout);  // still answering an earlier tick's signal
       continue;
     }
     if (asked_[i] == Asked::kUnchanged) {
@@ -112,6 +116,7 @@ void SignalSampling::attribute(SamplerStats& tick) {
       }
       if (last.tree) last.tree->add_again(last.leaf, false);
       else add_node_sample(*last.node, false);
+      if (!shadows_) (last.native_top ? t.native_samples : t.managed_samples) += 1;
       ++tick.samples;
       ++tick.unchanged_samples;
       if (last.above_hooks) ++tick.above_hooks_samples;
@@ -128,6 +133,7 @@ void SignalSampling::attribute(SamplerStats& tick) {
     }
     attribute_stack(t, on_cpu_[i], tick);
     auto cpu = thread_cpu_ns(t.os_tid.load(std::memory_order_relaxed));
+    if (cpu) t.cpu_ns_seen.store(*cpu, std::memory_order_relaxed);
     if (t.last_signal_sample && cpu) t.last_signal_sample->cpu_ns = *cpu;
     else t.last_signal_sample.reset();
     capture.state.store(NativeCapture::kIdle, std::memory_order_release);
@@ -144,31 +150,12 @@ void SignalSampling::count_on_node(SampledThread& thread, CallNode* node, bool o
   thread.last_signal_sample = SampledThread::LastSignalSample{0, nullptr, 0, node};
 }
 
-clr::FunctionID SignalSampling::function_at(uintptr_t ip) {
-  auto [it, inserted] = functions_by_ip_.try_emplace(ip, 0);
-  if (inserted) {
-    clr::FunctionID function = 0;
-    if (clr::succeeded(info_.GetFunctionFromIP(reinterpret_cast<clr::LPCBYTE>(ip), &function))) it->second = function;
-    if (functions_by_ip_.size() > kMaxResolvedIps) {
-      functions_by_ip_.clear();
-      return function;
-    }
-  }
-  return it->second;
-}
-
-// The capture's IPs as frames, leaf first: JIT-compiled code as its method (a return address is looked up one
-// byte back, inside the call), stubs left out, native code as its address.
-void SignalSampling::resolve(const NativeCapture& capture) {
-  leaf_first_.clear();
-  for (uint32_t i = 0; i < capture.count; ++i) {
-    uintptr_t ip = capture.frames[i];
-    if (!outside_elf_code(ip)) {
-      leaf_first_.push_back({ip, true});
-    } else if (clr::FunctionID f = function_at(i == 0 ? ip : ip - 1)) {
-      leaf_first_.push_back({f, false});
-    }
-  }
+// The capture's frames as methods and native IPs, leaf first, with the caller a frameless leaf hid put back.
+void SignalSampling::managed_stack_of(const NativeCapture& capture) {
+  methods_.resolve(capture, leaf_first_);
+  clr::FunctionID returns_into = outside_elf_code(capture.word_at_sp) ? methods_.function_at(capture.word_at_sp - 1) : 0;
+  auto at = align_with_shadow(leaf_first_.data(), leaf_first_.size(), nullptr, returns_into, capture.truncated);
+  if (at.leaf_caller) leaf_first_.insert(leaf_first_.begin() + 1, SampleFrame{at.leaf_caller, false});
 }
 
 void SignalSampling::attribute_stack(SampledThread& thread, bool on_cpu, SamplerStats& tick) {
@@ -178,9 +165,9 @@ void SignalSampling::attribute_stack(SampledThread& thread, bool on_cpu, Sampler
   bool hooked_frame = node && is_method_node(*node);
   SignalStackAlignment at{Outcome::kUnaligned};
   if (!capture.faulted) {
-    resolve(capture);
-    clr::FunctionID returns_into = hooked_frame && outside_elf_code(capture.word_at_sp)
-                                       ? function_at(capture.word_at_sp - 1) : 0;
+    methods_.resolve(capture, leaf_first_);
+    clr::FunctionID returns_into = outside_elf_code(capture.word_at_sp) ? methods_.function_at(capture.word_at_sp - 1)
+                                                                        : 0;
     at = align_with_shadow(leaf_first_.data(), leaf_first_.size(), node, returns_into, capture.truncated);
   }
   switch (at.outcome) {
@@ -200,18 +187,59 @@ void SignalSampling::attribute_stack(SampledThread& thread, bool on_cpu, Sampler
       return;
     case Outcome::kTruncated:
       tick.count(SampleDrop::kFramesTruncated);
-      thread.last_signal_sample.reset();
-      return;
+      if (shadows_) {
+        thread.last_signal_sample.reset();
+        return;
+      }
+      break;  // sampled mode keeps the innermost frames, as the suspending walker does
     case Outcome::kAboveHooked:
     case Outcome::kNoHookedFrame: break;
   }
+  // Sampled mode keeps the whole stack: the native start-up below the outermost managed frame is the thread's root
+  // (folded in the reports people read), as DoStackSnapshot's walk has it.
+  if (!shadows_) at.above = leaf_first_.size();
   const size_t n = leaf_first_.size();
   root_first_.assign(leaf_first_.rbegin() + ptrdiff_t(n - at.above), leaf_first_.rend());
+  if (at.leaf_caller) root_first_.insert(root_first_.end() - 1, SampleFrame{at.leaf_caller, false});
   SampledTree& tree = hooked_frame ? above_[node] : thread.tree;
   uint32_t leaf = tree.add(root_first_.data(), root_first_.size(), on_cpu);
   ++tick.samples;
   if (hooked_frame) ++tick.above_hooks_samples;
-  thread.last_signal_sample = SampledThread::LastSignalSample{0, &tree, leaf, nullptr, hooked_frame};
+  bool native_top = leaf_first_[0].native;
+  if (!shadows_) (native_top ? thread.native_samples : thread.managed_samples) += 1;
+  thread.last_signal_sample = SampledThread::LastSignalSample{0, &tree, leaf, nullptr, hooked_frame, native_top};
+}
+
+// The stacks the threads gave under the suspension against DoStackSnapshot's walks of the same moment. A thread
+// stopped at a safe point waits inside the runtime, so both walks see the same managed frames.
+void SignalSampling::check_against(const StackTick& walks, uint64_t tick_index, SamplerStats& tick) {
+  for (const StackTick::Walk& walk : walks.walks()) {
+    if (walk.unchanged) continue;
+    NativeCapture& capture = walk.thread->capture;
+    uint32_t state = capture.state.load(std::memory_order_acquire);
+    if (capture.tick != suspended_capture_stamp(tick_index) || state == NativeCapture::kIdle) continue;  // not asked
+    WalkComparison c;
+    snapshot_.assign(walks.frames() + walk.first, walks.frames() + walk.first + walk.count);
+    for (const SampleFrame& f : snapshot_) c.frames += f.native ? 0 : 1;
+    c.differs = true;
+    if (state != NativeCapture::kDone) {
+      cancel_native_capture(capture);  // or left to finish and be discarded at the next request
+      c.difference = WalkDifference::kNoAnswer;
+    } else if (capture.faulted) {
+      c.difference = WalkDifference::kFaulted;
+    } else {
+      managed_stack_of(capture);  // as a sample would have it
+      c = compare_walks(snapshot_.data(), snapshot_.size(), leaf_first_.data(), leaf_first_.size());
+      if (capture.truncated && c.differs) c.difference = WalkDifference::kTruncated;
+    }
+    if (state == NativeCapture::kDone) capture.state.store(NativeCapture::kIdle, std::memory_order_release);
+    tick.add_walk_check(c);
+  }
+  // Answers of threads the walks did not cover are not kept.
+  for (auto& t : walks.targets())
+    if (t->capture.tick == suspended_capture_stamp(tick_index) &&
+        t->capture.state.load(std::memory_order_acquire) == NativeCapture::kDone)
+      t->capture.state.store(NativeCapture::kIdle, std::memory_order_release);
 }
 
 }  // namespace umbra

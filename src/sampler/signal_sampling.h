@@ -1,10 +1,14 @@
-// Focused shadow mode's samples, taken at the moment of interruption: at each tick every thread that has run since
-// its last sample is asked by signal for its whole stack (snapshot/native_capture.h, through_managed), with no
-// suspension of the runtime. The handler also reads the thread's current shadow node, so each stack is aligned
-// with the shadow stack of that same instant: the frames above the innermost hooked frame (methods without hooks,
-// native code) become a sample in that node's sampled tree; a thread with no hooked frame on its stack gets the
-// sample in its own sampled tree (SampledThread::tree). A stack that does not align is counted on the shadow node
-// alone, as a shadow sample would be (shadow_only_samples).
+// Samples taken at the moment of interruption: at each tick every thread that has run since its last sample is
+// asked by signal for its whole stack (snapshot/native_capture.h, through_managed), with no suspension of the
+// runtime, so a method is sampled wherever it runs, not only at the runtime's safe points.
+// - Sampled mode (no shadow pool): each stack is a sample in its thread's sampled tree (SampledThread::tree).
+// - Focused shadow mode: the handler also reads the thread's current shadow node, so each stack is aligned with the
+//   shadow stack of that same instant: the frames above the innermost hooked frame (methods without hooks, native
+//   code) become a sample in that node's sampled tree; a thread with no hooked frame on its stack gets the sample in
+//   its own sampled tree. A stack that does not align is counted on the shadow node alone, as a shadow sample would
+//   be (shadow_only_samples).
+// check_against() compares the stacks the threads gave under a suspension with DoStackSnapshot's walks of the same
+// moment (sampler/walk_comparison.h), and counts agreement and differences.
 //
 // Contract: the sampler thread only. capture() sends signals and sleeps until the threads answered (bounded);
 // attribute() allocates and runs under the sampler's tree mutex, which the report takes to read the trees.
@@ -19,7 +23,10 @@
 
 #include "clr/corprof.h"
 #include "hooks/shadow_pool.h"
+#include "names/function_names.h"
+#include "sampler/methods_by_ip.h"
 #include "sampler/sampler_stats.h"
+#include "sampler/stack_tick.h"
 #include "snapshot/sampled_tree.h"
 #include "threads/thread_registry.h"
 
@@ -30,35 +37,39 @@ using AboveHooks = std::unordered_map<const CallNode*, SampledTree>;
 
 class SignalSampling {
  public:
-  SignalSampling(clr::ICorProfilerInfo10& info, ThreadRegistry& threads, const ShadowPool& shadows);
+  // `shadows`: nullptr in sampled mode.
+  SignalSampling(clr::ICorProfilerInfo10& info, ThreadRegistry& threads, const ShadowPool* shadows,
+                 FunctionNames& names);
 
   // Asks every thread that has run since its last sample for its stack, and waits for the answers.
   void capture(uint64_t tick_index, uint32_t interval_ms);
   // Counts this tick's samples (under the sampler's tree mutex).
   void attribute(SamplerStats& tick);
+  // After a StackTick that also took stacks by signal under its suspension (StackTick::Options::signal_walks):
+  // compares them with its walks, counts into `tick` (under the sampler's tree mutex).
+  void check_against(const StackTick& walks, uint64_t tick_index, SamplerStats& tick);
 
   const AboveHooks& above() const { return above_; }
 
  private:
   void attribute_stack(SampledThread& thread, bool on_cpu, SamplerStats& tick);
-  void resolve(const NativeCapture& capture);
-  clr::FunctionID function_at(uintptr_t ip);
+  void managed_stack_of(const NativeCapture& capture);
   ThreadShadow* shadow_of(clr::ThreadID id) const;
   void count_on_node(SampledThread& thread, CallNode* node, bool on_cpu, SamplerStats& tick);
   void count_on_shadow(SampledThread* thread, const ThreadShadow* shadow, bool on_cpu, SamplerStats& tick);
 
-  clr::ICorProfilerInfo10& info_;
   ThreadRegistry& threads_;
-  const ShadowPool& shadows_;
+  const ShadowPool* shadows_;
+  MethodsByIp methods_;
   std::vector<std::shared_ptr<SampledThread>> targets_;
   enum class Asked : uint8_t { kNotAsked, kUnchanged, kAsked };
   std::vector<Asked> asked_;                   // per target, this tick
   std::vector<bool> on_cpu_;                   // per target: on a CPU at this tick
   std::vector<const ThreadShadow*> covered_;   // shadows of this tick's targets
   std::vector<std::pair<clr::ThreadID, ThreadShadow*>> shadows_by_id_;
-  std::unordered_map<uintptr_t, clr::FunctionID> functions_by_ip_;  // 0: not a method (a stub)
   std::vector<SampleFrame> leaf_first_;  // one stack, resolved
   std::vector<SampleFrame> root_first_;
+  std::vector<SampleFrame> snapshot_;  // check_against: one walk's frames
   AboveHooks above_;
 };
 

@@ -21,7 +21,12 @@ SignalStackAlignment align_with_shadow(const SampleFrame* leaf_first, size_t n, 
     while (above > 0 && leaf_first[above - 1].native) --above;
     if (above == 0) return {Outcome::kNoManagedFrame};
     if (truncated) return {Outcome::kTruncated};  // where the stack begins is unknown
-    return {Outcome::kNoHookedFrame, above};
+    // Interrupted in a managed leaf whose frame is not (or no longer) set up: the word on top of the stack is the
+    // return address into its caller, which the chain skipped unless it is the very next frame.
+    size_t next = managed_from(1);
+    bool leaf_caller_missing = returns_into != 0 && !leaf_first[0].native &&
+                               (next == n || leaf_first[next].id != returns_into);
+    return {Outcome::kNoHookedFrame, above, leaf_caller_missing ? returns_into : 0};
   }
   for (size_t i = 0; i < n; ++i)
     if (!leaf_first[i].native && leaf_first[i].id == node->function)

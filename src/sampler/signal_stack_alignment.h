@@ -22,11 +22,15 @@ struct SignalStackAlignment {
   };
   Outcome outcome;
   size_t above = 0;
+  // kNoHookedFrame: the caller a frameless leaf hid from the frame-pointer chain (found by the word on top of the
+  // stack), to be put back between the leaf and the next frame; 0 when none is missing.
+  clr::FunctionID leaf_caller = 0;
 };
 
 // `leaf_first`: the stack's frames, JIT-compiled ones as their methods. `node`: the shadow's current node (nullptr
 // or the root: no hooked frame). `returns_into`: the method the word on top of the stack returns into, if any
-// (a frameless leaf's caller, which the frame-pointer chain skips).
+// (a frameless leaf's caller, which the frame-pointer chain skips; so is a method interrupted in its prologue or
+// epilogue, before its frame is set up or after it is taken down).
 SignalStackAlignment align_with_shadow(const SampleFrame* leaf_first, size_t count, const CallNode* node,
                                        clr::FunctionID returns_into, bool truncated);
 

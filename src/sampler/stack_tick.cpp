@@ -54,6 +54,7 @@ void StackTick::take(uint64_t tick_index, SamplerStats& tick, WalkObserver* obse
     return;
   }
   uint64_t suspended_at = monotonic_ns();
+  if (options_.signal_walks) capture_whole_stacks(tick_index);
   walk_suspended(tick, observer);
   // Held until the resume is asked for: the threads it releases may preempt the sampler before the call returns,
   // and that wait is not time the program was stopped.
@@ -102,6 +103,7 @@ void StackTick::capture_native_tops(uint64_t tick_index) {
     if (tid == 0 || t->unchanged || t->dying.load(std::memory_order_acquire)) continue;
     if (t->capture.state.load(std::memory_order_acquire) != NativeCapture::kIdle) continue;  // still answering
     t->capture.tick = tick_index;
+    t->capture.through_managed = false;
     any |= request_native_capture(tid, t->capture);
   }
   if (!any) return;
@@ -123,6 +125,35 @@ const std::shared_ptr<SampledThread>* StackTick::target_of(clr::ThreadID id) con
   auto it = std::lower_bound(targets_.begin(), targets_.end(), id,
                              [](const std::shared_ptr<SampledThread>& t, clr::ThreadID v) { return t->thread_id < v; });
   return it == targets_.end() || (*it)->thread_id != id ? nullptr : &*it;
+}
+
+// Runtime suspended: no allocation, no lock, no logging. A thread in managed code waits inside the runtime at a
+// safe point and answers from there; one running native code answers where it runs. A thread still answering an
+// earlier signal is left out (its capture is not idle).
+void StackTick::capture_whole_stacks(uint64_t tick_index) {
+  begin_native_capture_round();
+  bool any = false;
+  for (auto& t : targets_) {
+    pid_t tid = t->os_tid.load(std::memory_order_relaxed);
+    if (tid == 0 || t->dying.load(std::memory_order_acquire)) continue;
+    if (t->capture.state.load(std::memory_order_acquire) != NativeCapture::kIdle) continue;
+    t->capture.tick = suspended_capture_stamp(tick_index);
+    t->capture.through_managed = true;
+    t->capture.shadow = nullptr;
+    any |= request_native_capture(tid, t->capture);
+  }
+  if (!any) return;
+  const uint64_t stamp = suspended_capture_stamp(tick_index);
+  wait_for_native_captures(
+      [&] {
+        for (auto& t : targets_) {
+          uint32_t s = t->capture.state.load(std::memory_order_acquire);
+          if (t->capture.tick == stamp && (s == NativeCapture::kRequested || s == NativeCapture::kCapturing))
+            return true;
+        }
+        return false;
+      },
+      std::chrono::steady_clock::now() + native_top_wait(options_.interval_ms));
 }
 
 // Runtime suspended: no allocation, no lock, no logging below.

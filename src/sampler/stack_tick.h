@@ -1,5 +1,7 @@
-// Taking a tick: the native tops of the threads to sample are captured by signal (sampled mode), the runtime is
-// suspended, every known managed thread is walked with DoStackSnapshot, and the runtime is resumed.
+// Taking a tick: the native tops of the threads to sample are captured by signal (sampled mode with the suspending
+// walker), the runtime is suspended, every known managed thread is walked with DoStackSnapshot, and the runtime is
+// resumed. With signal_walks, each thread is also asked by signal for its whole stack while the runtime is
+// suspended, so that the walker by signal can be checked against the runtime's own walk of the same moment.
 //
 // Contract:
 // - The sampler thread only. prepare() allocates; take() allocates nothing, logs nothing and takes no lock between
@@ -30,6 +32,10 @@ class WalkObserver {
   ~WalkObserver() = default;
 };
 
+// The stamp of the captures a tick asks for under its suspension (signal_walks), apart from the ones the same tick
+// asked for before suspending, whose late answers must not pass for them.
+constexpr uint64_t suspended_capture_stamp(uint64_t tick_index) { return tick_index | (uint64_t(1) << 63); }
+
 class StackTick {
  public:
   // What one thread's walk left in frames(): leaf first.
@@ -48,6 +54,7 @@ class StackTick {
     bool keep_walks = true;       // keep the frames for attribution (shadow mode only compares them)
     bool cpu_states = false;      // find which threads are on a CPU (SampledThread::on_cpu; sampled mode)
     uint32_t interval_ms = 10;    // bounds the wait for native-top answers
+    bool signal_walks = false;    // under the suspension, each thread's whole stack by signal too (before its walk)
   };
 
   StackTick(clr::ICorProfilerInfo10& info, ThreadRegistry& threads, Options options);
@@ -69,6 +76,7 @@ class StackTick {
  private:
   void read_threads_before_signals();
   void capture_native_tops(uint64_t tick_index);
+  void capture_whole_stacks(uint64_t tick_index);
   void read_cpu_before_walks();
   void walk_suspended(SamplerStats& tick, WalkObserver* observer);
   const std::shared_ptr<SampledThread>* target_of(clr::ThreadID id) const;

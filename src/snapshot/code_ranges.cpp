@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
 
 namespace umbra {
 
@@ -46,6 +49,7 @@ void CodeRanges::refresh() {
         return 1;
       },
       &seen);
+  refresh_executable();
   if (current() != nullptr && seen.adds == adds_ && seen.subs == subs_) return;
   auto table = std::make_unique<CodeRangeTable>();
   dl_iterate_phdr(
@@ -66,6 +70,44 @@ void CodeRanges::refresh() {
   subs_ = seen.subs;
   current_.store(table.get(), std::memory_order_release);
   tables_.push_back(std::move(table));
+}
+
+// JIT code heaps grow in reservations now and then: read once a second, and sooner when an address is not found
+// (MethodsByIp). /proc/self/maps (some hundreds of lines) costs tens of microseconds to read.
+void CodeRanges::refresh_executable(uint64_t min_age_ns) {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  uint64_t now = uint64_t(ts.tv_sec) * 1'000'000'000u + uint64_t(ts.tv_nsec);
+  if (executable() != nullptr && now - executable_read_ns_ < min_age_ns) return;
+  executable_read_ns_ = now;
+  FILE* maps = std::fopen("/proc/self/maps", "re");
+  if (maps == nullptr) return;
+  auto table = std::make_unique<CodeRangeTable>();
+  char line[512];
+  while (std::fgets(line, sizeof line, maps)) {
+    unsigned long start = 0, end = 0;
+    char perms[5] = {};
+    if (std::sscanf(line, "%lx-%lx %4s", &start, &end, perms) == 3 && perms[2] == 'x')
+      table->ranges.push_back({uintptr_t(start), uintptr_t(end)});
+  }
+  std::fclose(maps);
+  const CodeRangeTable* old = executable();
+  bool same = old != nullptr && old->ranges.size() == table->ranges.size() &&
+              std::equal(old->ranges.begin(), old->ranges.end(), table->ranges.begin(),
+                         [](const CodeRange& a, const CodeRange& b) { return a.start == b.start && a.end == b.end; });
+  if (same) return;
+  executable_.store(table.get(), std::memory_order_release);
+  tables_.push_back(std::move(table));
+}
+
+const CodeRange* executable_range_of(uintptr_t ip) {
+  const CodeRangeTable* t = process_code_ranges().executable();
+  if (t == nullptr) return nullptr;
+  auto it = std::upper_bound(t->ranges.begin(), t->ranges.end(), ip,
+                             [](uintptr_t v, const CodeRange& r) { return v < r.start; });
+  if (it == t->ranges.begin()) return nullptr;
+  --it;
+  return ip < it->end ? &*it : nullptr;
 }
 
 }  // namespace umbra

@@ -27,15 +27,25 @@ struct CodeRangeTable {
 class CodeRanges {
  public:
   // Sampler thread, before suspending or signalling: rebuilds the table if objects were loaded or unloaded since
-  // the last call. Allocates.
+  // the last call, and the table of executable mappings every so often (JIT code heaps grow). Allocates.
   void refresh();
   // Any thread, signal handlers included; nullptr before the first refresh.
   const CodeRangeTable* current() const { return current_.load(std::memory_order_acquire); }
+  // Every executable mapping of the process (/proc/self/maps: ELF code, JIT-compiled code, precompiled code,
+  // stubs); nullptr before the first refresh.
+  const CodeRangeTable* executable() const { return executable_.load(std::memory_order_acquire); }
+  // Sampler thread: reads the executable mappings again unless they were read within `min_age_ns` (an address
+  // outside them may be code mapped since). Allocates.
+  void refresh_executable(uint64_t min_age_ns = 1'000'000'000);
 
  private:
+
   // Every table stays until the process ends: a handler that started late may still be reading an older one.
+  // A table of executable mappings is published only when the mappings changed.
   std::vector<std::unique_ptr<CodeRangeTable>> tables_;
   std::atomic<const CodeRangeTable*> current_{nullptr};
+  std::atomic<const CodeRangeTable*> executable_{nullptr};
+  uint64_t executable_read_ns_ = 0;
   unsigned long long adds_ = 0;
   unsigned long long subs_ = 0;
 };
@@ -50,5 +60,14 @@ inline bool outside_elf_code(uintptr_t ip) {
   const CodeRangeTable* code = process_code_ranges().current();
   return code != nullptr && !code->contains(ip);
 }
+
+// Async-signal-safe. True when `ip` lies in an executable mapping outside every ELF object: JIT-compiled or
+// precompiled managed code, or a stub. False for data, ELF code, or before the tables were first built.
+inline bool in_managed_code(uintptr_t ip) {
+  const CodeRangeTable* executable = process_code_ranges().executable();
+  return executable != nullptr && executable->contains(ip) && outside_elf_code(ip);
+}
+// The executable mapping holding `ip` ([start, end)), or nullptr.
+const CodeRange* executable_range_of(uintptr_t ip);
 
 }  // namespace umbra

@@ -1,6 +1,7 @@
 #include "snapshot/native_capture.h"
 
 #include "hooks/thread_shadow.h"
+#include "snapshot/interrupted_syscall.h"
 #include "snapshot/unwind_info.h"
 #include "snapshot/whole_stack_unwind.h"
 
@@ -173,8 +174,10 @@ std::atomic<NativeUnwinder> g_unwinder{unwind_native_top};
 // ThreadSanitizer does not model a signal's delivery as ordering; tests/tsan.supp says so for this handler.
 void on_capture_signal(int, siginfo_t* info, void* ucontext) {
   int saved_errno = errno;
-  NativeCapture* capture =
-      info && info->si_code == SI_QUEUE && info->si_pid == getpid() ? capture_named_by(info->si_value) : nullptr;
+  bool ours = info && info->si_code == SI_QUEUE && info->si_pid == getpid();
+  // The sampler does not signal a thread blocked in a call a handler fails; one that entered it since gets it back.
+  if (ours) restart_call_failed_by_handler(ucontext);
+  NativeCapture* capture = ours ? capture_named_by(info->si_value) : nullptr;
   // An exchange, not a store: reading the requester's release store orders everything it wrote before this.
   if (capture != nullptr) capture->signal_queued.exchange(false, std::memory_order_acq_rel);
   uint32_t expected = NativeCapture::kRequested;

@@ -52,12 +52,17 @@ struct NativeCapture {
   bool through_managed = false;            // set by the requester: the whole stack, not only the native top
   const ThreadShadow* shadow = nullptr;    // set by the requester: the thread's shadow stack, read at the signal
   const CallNode* shadow_node = nullptr;   // the shadow's current node when the stack was taken
-  uintptr_t word_at_sp = 0;                // through_managed: [RSP] at the interruption (a frameless leaf's return)
+  uintptr_t word_at_sp = 0;                // through_managed: a return address into managed code on top of the
+                                           // interrupted stack (a frameless leaf's), or 0
   uint32_t count = 0;                // native frames above the first JIT-compiled IP (all frames: through_managed)
   bool truncated = false;            // more than kMaxFrames frames
   bool faulted = false;              // the unwinder faulted; no frames were kept
   uintptr_t stop_ip = 0;             // the first IP without unwind information (where managed code begins)
   uintptr_t frames[kMaxFrames];
+  // through_managed: bit i set when frames[i] was found on the stack between frame records, not by the chain
+  // (snapshot/whole_stack_unwind.h).
+  uint64_t recovered[kMaxFrames / 64] = {};
+  bool is_recovered(uint32_t i) const { return (recovered[i / 64] >> (i % 64)) & 1; }
 };
 
 // Installs the handler on a free real-time signal (one no other handler uses). Returns the signal, or 0 when

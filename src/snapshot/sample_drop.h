@@ -18,7 +18,7 @@ enum class SampleDrop : size_t {
   kSnapshotFailed,        // DoStackSnapshot failed otherwise
   kNoFrames,              // the walk found no frame (a thread with no managed code on it yet)
   kFramesTruncated,       // the tick's frame buffer was full; the deepest frames were lost
-  kNativeTopTimeout,      // the thread did not answer the native-top signal in time (sampled without it)
+  kNativeTopTimeout,      // the thread did not answer the signal in time (or was still answering an earlier one)
   kNativeTopStale,        // the thread left native code between signal and suspension (sampled without it)
   kNativeTopFault,        // unwinding its native top faulted (a corrupt stack); sampled without it
   kCount

@@ -4,6 +4,8 @@
 
 #include <cstdint>
 
+#include "snapshot/code_ranges.h"
+
 #include "snapshot/native_capture.h"
 #include "snapshot/unwind_info.h"
 
@@ -29,6 +31,71 @@ __attribute__((no_sanitize("address"))) bool step_frame_pointer(Registers& r) {
   return r.ip != 0;
 }
 
+// How far up from a frame's stack pointer its return address is looked for when the chain skipped the frame.
+constexpr uintptr_t kMaxScanBytes = 1024;
+
+// Whether the bytes just before `ret` are a call instruction (x86-64: call rel32; call through a register or
+// memory operand, FF /2 in its encodings), as they are before every return address.
+__attribute__((no_sanitize("address"))) bool follows_a_call(uintptr_t ret, uintptr_t code_start) {
+  if (ret - code_start < 7) return false;
+  const uint8_t* p = reinterpret_cast<const uint8_t*>(ret);
+  auto reg_is_2 = [](uint8_t modrm) { return ((modrm >> 3) & 7) == 2; };
+  if (p[-5] == 0xE8) return true;                                                   // call rel32
+  if (p[-2] == 0xFF && (p[-1] & 0xC0) == 0xC0 && reg_is_2(p[-1])) return true;      // call reg
+  if (p[-2] == 0xFF && (p[-1] & 0xC0) == 0x00 && reg_is_2(p[-1]) && (p[-1] & 7) != 4 && (p[-1] & 7) != 5)
+    return true;                                                                    // call [reg]
+  if (p[-3] == 0xFF && (p[-2] & 0xC0) == 0x40 && reg_is_2(p[-2]) && (p[-2] & 7) != 4) return true;  // [reg+d8]
+  if (p[-4] == 0xFF && (p[-3] & 0xC0) == 0x40 && reg_is_2(p[-3]) && (p[-3] & 7) == 4) return true;  // [sib+d8]
+  if (p[-3] == 0xFF && (p[-2] & 0xC0) == 0x00 && reg_is_2(p[-2]) && (p[-2] & 7) == 4) return true;  // [sib]
+  if (p[-6] == 0xFF && (p[-5] & 0xC7) == 0x05 && reg_is_2(p[-5])) return true;      // call [rip+d32]
+  if (p[-6] == 0xFF && (p[-5] & 0xC0) == 0x80 && reg_is_2(p[-5]) && (p[-5] & 7) != 4) return true;  // [reg+d32]
+  if (p[-7] == 0xFF && (p[-6] & 0xC0) == 0x80 && reg_is_2(p[-6]) && (p[-6] & 7) == 4) return true;  // [sib+d32]
+  return false;
+}
+
+// A frame record the chain skipped lies between a frame's stack pointer and the record the chain goes to next: a
+// saved RBP equal to that next record, then a return address. Two kinds of frame leave one:
+// - a method that keeps RBP as an ordinary register (some precompiled code saves it without making it the frame
+//   pointer): the record's return address is into its caller, which the chain skips;
+// - a method replaced on stack (on-stack replacement: a loop that ran long in unoptimized code goes on in optimized
+//   code) keeps its original frame under the new one; the new frame's record holds a return address into the
+//   original code (a frame that is not there) and the RBP of the original method's caller, so the chain skips the
+//   caller. The original frame's own record returns into that caller.
+// The recovered return address is added as a frame and marked (NativeCapture::recovered); the sampler drops the
+// frame that is not there (two frames of one method, the second followed by a recovered one).
+__attribute__((no_sanitize("address"))) void add_skipped_record(const Registers& r, NativeCapture& capture,
+                                                                uint32_t& count, bool& truncated) {
+  if (r.bp <= r.sp + 8 || (r.sp & 7) != 0) return;
+  uintptr_t to = r.bp - r.sp > kMaxScanBytes ? r.sp + kMaxScanBytes : r.bp;
+  for (uintptr_t at = r.sp + 8; at < to; at += 8) {
+    if (*reinterpret_cast<const uintptr_t*>(at - 8) != r.bp) continue;
+    uintptr_t word = *reinterpret_cast<const uintptr_t*>(at);
+    const CodeRange* range = executable_range_of(word);
+    if (range == nullptr || !follows_a_call(word, range->start)) continue;
+    if (count == NativeCapture::kMaxFrames) {
+      truncated = true;
+      return;
+    }
+    capture.recovered[count / 64] |= uint64_t(1) << (count % 64);
+    capture.frames[count++] = word;
+    return;
+  }
+}
+
+// A frameless leaf (or one in its prologue or epilogue) keeps its return address on top of the stack, above the
+// callee-saved registers it pushed: the first word of the few on top that returns into managed code. 0 if none.
+constexpr int kLeafWordsToLook = 6;
+__attribute__((no_sanitize("address"))) uintptr_t leaf_return_address(uintptr_t sp) {
+  if (sp == 0 || (sp & 7) != 0) return 0;
+  for (int i = 0; i < kLeafWordsToLook; ++i) {
+    uintptr_t word = reinterpret_cast<const uintptr_t*>(sp)[i];
+    if (!in_managed_code(word)) continue;
+    const CodeRange* range = executable_range_of(word);
+    if (range != nullptr && follows_a_call(word, range->start)) return word;
+  }
+  return 0;
+}
+
 }  // namespace
 
 __attribute__((no_sanitize("address"))) void unwind_whole_stack(NativeCapture& capture, void* ucontext) {
@@ -36,8 +103,9 @@ __attribute__((no_sanitize("address"))) void unwind_whole_stack(NativeCapture& c
   Registers r{uintptr_t(interrupted->uc_mcontext.gregs[REG_RIP]), uintptr_t(interrupted->uc_mcontext.gregs[REG_RSP]),
               uintptr_t(interrupted->uc_mcontext.gregs[REG_RBP])};
   // A frameless leaf (or one in its prologue) keeps its return address here, where the frame-pointer chain skips it.
-  capture.word_at_sp = r.sp != 0 && (r.sp & 7) == 0 ? *reinterpret_cast<const uintptr_t*>(r.sp) : 0;
+  capture.word_at_sp = leaf_return_address(r.sp);
   uint32_t count = 0;
+  for (uint64_t& bits : capture.recovered) bits = 0;
   uintptr_t stop_ip = 0;
   bool truncated = false;
   bool signal_frame = true;  // the first frame's IP is the interrupted instruction, not a return address
@@ -45,6 +113,7 @@ __attribute__((no_sanitize("address"))) void unwind_whole_stack(NativeCapture& c
   // registers other than RBP are stale there, and the CFA rules of ordinary code never read them.
   ucontext_t restart = *interrupted;
   bool by_frame_pointer = false;  // also ELF code that has no unwind information (libunwind would not move)
+  bool entered_from_native = false;  // the next managed frame is the one a native run returns into
   while (r.ip != 0) {
     if (by_frame_pointer || outside_elf_code(r.ip)) {
       by_frame_pointer = false;
@@ -54,7 +123,16 @@ __attribute__((no_sanitize("address"))) void unwind_whole_stack(NativeCapture& c
         break;
       }
       capture.frames[count++] = r.ip;
-      if (!step_frame_pointer(r)) break;
+      add_skipped_record(r, capture, count, truncated);
+      uintptr_t frameless_caller = entered_from_native ? leaf_return_address(r.sp) : 0;
+      entered_from_native = false;
+      if (truncated || !step_frame_pointer(r)) break;
+      // A managed frame without a frame pointer that called into native code (a runtime helper): its return address
+      // is on top of its stack, and the chain skipped it, as for a frameless leaf.
+      if (frameless_caller != 0 && frameless_caller != r.ip && count < NativeCapture::kMaxFrames) {
+        capture.recovered[count / 64] |= uint64_t(1) << (count % 64);
+        capture.frames[count++] = frameless_caller;
+      }
       signal_frame = false;
       continue;
     }
@@ -75,6 +153,7 @@ __attribute__((no_sanitize("address"))) void unwind_whole_stack(NativeCapture& c
         r = {uintptr_t(ip), uintptr_t(sp), uintptr_t(bp)};
         more = sp != 0;
         by_frame_pointer = count == run_start;  // the run's very first frame: libunwind cannot start here
+        entered_from_native = count > run_start;
         break;
       }
       if (count == NativeCapture::kMaxFrames) {
@@ -82,7 +161,18 @@ __attribute__((no_sanitize("address"))) void unwind_whole_stack(NativeCapture& c
         break;
       }
       capture.frames[count++] = uintptr_t(ip);
-      if (unw_step(&cursor) <= 0) break;
+      if (unw_step(&cursor) > 0) continue;
+      // libunwind cannot go on: the runtime's assembly stubs (the one a thread returns into when the runtime
+      // stopped it at a method's return to suspend it) have no unwind information past their own frame. Their
+      // frame record still leads to the managed caller.
+      unw_get_reg(&cursor, UNW_REG_SP, &sp);
+      unw_get_reg(&cursor, UNW_X86_64_RBP, &bp);
+      Registers caller{uintptr_t(ip), uintptr_t(sp), uintptr_t(bp)};
+      if (step_frame_pointer(caller) && outside_elf_code(caller.ip)) {
+        r = caller;
+        more = true;
+      }
+      break;
     }
     signal_frame = false;
     if (!more || truncated) break;

@@ -1,12 +1,15 @@
 // Unwinds a thread's whole stack from a signal's context, on the thread itself: JIT-compiled frames by the
 // frame-pointer chain (on linux-x64 the JIT keeps RBP as a frame pointer in every method with a loop, a call or a
-// hook), native runs with libunwind. A frameless leaf (a small method, or one interrupted in its prologue) shows
-// its own IP and then skips its caller, whose return address sits at [RSP]; the alignment with the shadow stack
-// (sampler/signal_sampling.h) checks for that.
+// hook), native runs with libunwind, and past a runtime stub libunwind cannot step through, by the stub's frame
+// record. A frameless leaf (a small method, or one interrupted in its prologue) shows its own IP and then skips its
+// caller, whose return address sits at [RSP] (capture.word_at_sp; the sampler puts it back). A frame record the
+// chain skipped (a method replaced on stack, or code that keeps RBP as an ordinary register) is found between two
+// records and its return address added, marked in capture.recovered.
 //
 // Contract: async-signal-safe (no lock, allocation or log). Stack memory is read only upward from the interrupted
-// stack pointer, a frame at a time, within kMaxFrameBytes; a fault while reading is caught by the capture's
-// fault guard (native_capture.h).
+// stack pointer, a frame at a time, within kMaxFrameBytes (and at most kMaxScanBytes of a frame looking for a skipped
+// record); code bytes only inside executable mappings; a fault while reading is caught by the capture's fault guard
+// (native_capture.h).
 #pragma once
 
 namespace umbra {

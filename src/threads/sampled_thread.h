@@ -54,7 +54,7 @@ struct SampledThread {
   // it while the sampler runs.
   std::atomic<uint64_t> cpu_ns_seen{0};
 
-  // Sampler thread only, focused shadow mode (sampler/signal_sampling.h): where the last stack taken by signal was
+  // Sampler thread only, stacks taken by signal (sampler/signal_sampling.h): where the last stack taken by signal was
   // counted, to count it again while the thread's CPU time stands still.
   struct LastSignalSample {
     uint64_t cpu_ns = 0;          // the thread's CPU time after it answered
@@ -62,6 +62,7 @@ struct SampledThread {
     uint32_t leaf = 0;
     CallNode* node = nullptr;     // the shadow node whose self samples it counted on; neither: no managed frame
     bool above_hooks = false;     // the tree is a hooked node's
+    bool native_top = false;      // its leaf was native code
   };
   std::optional<LastSignalSample> last_signal_sample;
 

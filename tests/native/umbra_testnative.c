@@ -1,5 +1,7 @@
 /* Native code for umbra's sampled-mode tests: a CPU-heavy function, a callback into managed code through a native
-   frame of its own, and a blocking call. Exported so that dladdr names them. */
+   frame of its own, blocking calls. Exported so that dladdr names them. */
+#include <errno.h>
+#include <poll.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -33,5 +35,23 @@ EXPORT int umbra_native_callback(int (*callback)(int), int count) {
 EXPORT void umbra_native_sleep(int ms) {
   struct timespec t = {ms / 1000, (long)(ms % 1000) * 1000000L};
   while (nanosleep(&t, &t) != 0) {
+  }
+}
+
+/* For about `ms` milliseconds: a little work, then a 1 ms wait in poll, then one in nanosleep, neither retried, as
+   code that treats EINTR as an error is written. Returns how many waits failed with EINTR. */
+EXPORT int umbra_native_strict_waits(int ms) {
+  struct timespec start, now;
+  clock_gettime(CLOCK_MONOTONIC, &start);
+  int failures = 0;
+  volatile double acc = 0;
+  for (;;) {
+    for (int i = 0; i < 20000; ++i) acc = acc * 1.0000001 + (double)(i & 7);
+    if (poll(0, 0, 1) < 0 && errno == EINTR) ++failures;
+    struct timespec t = {0, 1000000L};
+    if (nanosleep(&t, 0) < 0 && errno == EINTR) ++failures;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    long elapsed = (now.tv_sec - start.tv_sec) * 1000L + (now.tv_nsec - start.tv_nsec) / 1000000L;
+    if (elapsed >= ms) return failures;
   }
 }

@@ -67,6 +67,8 @@ TEST(ClrAbi, CallbackSlots) {
   EXPECT_EQ(slot_of(&ICorProfilerCallback11::LoadAsNotificationOnly), 97u);
 }
 
+TEST(ClrAbi, CodeInfoLayout) { EXPECT_EQ(sizeof(COR_PRF_CODE_INFO), 16u); }
+
 TEST(ClrAbi, InfoSlots) {
   EXPECT_EQ(slot_of(&ICorProfilerInfo::GetEventMask), 6u);
   EXPECT_EQ(slot_of(&ICorProfilerInfo::GetFunctionFromIP), 7u);
@@ -88,6 +90,8 @@ TEST(ClrAbi, InfoSlots) {
   EXPECT_EQ(slot_of(&ICorProfilerInfo4::EnumThreads), 71u);
   EXPECT_EQ(slot_of(&ICorProfilerInfo4::InitializeCurrentThread), 72u);
   EXPECT_EQ(slot_of(&ICorProfilerInfo5::SetEventMask2), 82u);
+  EXPECT_EQ(slot_of(&ICorProfilerInfo9::GetNativeCodeStartAddresses), 90u);
+  EXPECT_EQ(slot_of(&ICorProfilerInfo9::GetCodeInfo4), 92u);
   EXPECT_EQ(slot_of(&ICorProfilerInfo10::SuspendRuntime), 97u);
   EXPECT_EQ(slot_of(&ICorProfilerInfo10::ResumeRuntime), 98u);
 }

@@ -30,5 +30,25 @@ TEST(CodeRanges, ElfCodeIsInsideAndAnonymousMemoryOutside) {
   EXPECT_EQ(ranges.current(), table);
 }
 
+// Executable memory mapped after the last reading (a JIT code heap growing) is found once the mappings are read
+// again; data is never in the table.
+TEST(CodeRanges, ExecutableMappingsIncludeMemoryMappedSince) {
+  CodeRanges ranges;
+  ranges.refresh();
+  ASSERT_NE(ranges.executable(), nullptr);
+  EXPECT_TRUE(ranges.executable()->contains(reinterpret_cast<uintptr_t>(&ElfCodeMarker)));
+  static int data = 0;
+  EXPECT_FALSE(ranges.executable()->contains(reinterpret_cast<uintptr_t>(&data)));
+  void* page = mmap(nullptr, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(page, MAP_FAILED);
+  EXPECT_FALSE(ranges.executable()->contains(reinterpret_cast<uintptr_t>(page)));
+  ranges.refresh_executable(0);
+  EXPECT_TRUE(ranges.executable()->contains(reinterpret_cast<uintptr_t>(page)));
+  const CodeRangeTable* with_page = ranges.executable();
+  ranges.refresh_executable(0);  // nothing changed: the same table stays published
+  EXPECT_EQ(ranges.executable(), with_page);
+  munmap(page, 4096);
+}
+
 }  // namespace
 }  // namespace umbra

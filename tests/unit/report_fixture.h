@@ -87,7 +87,9 @@ inline ReportStats every_stat() {
           .suspended_ns_mean = 11, .suspended_ns_max = 12, .suspend_wait_ns_mean = 13, .tick_ns_mean = 14,
           .tick_ns_max = 15, .cpu_ns_per_tick = 16, .snapshot_ns_mean = 17, .shadow_sample_ns_mean = 18,
           .native_tops = true, .abandoned_captures = 19,
-          .drops = NamedCounts{{"suspend_failed", 0}, {"no_frames", 20}}, .unread = {}},
+          .drops = NamedCounts{{"suspend_failed", 0}, {"no_frames", 20}}, .walker = "signal", .walks_checked = 61,
+          .walks_agreed = 62, .walk_frames_checked = 64, .walk_frames_agreed = 63,
+          .walk_differences = NamedCounts{{"missing_leaf", 65}}, .unread = {}},
       .reconcile = ReportStats::Reconcile{
           .snapshots = 21, .frames_compared = 22, .unexplained = 23, .skipped_exception_in_flight = 24,
           .skipped_truncated = 25, .splices_lost = 26, .unseen_top_frames = 27,

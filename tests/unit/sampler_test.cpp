@@ -70,12 +70,19 @@ uint64_t samples_at(ThreadRegistry& registry, clr::ThreadID thread, const std::v
   return 0;
 }
 
+// Sampled mode with a suspension and a walk at every tick (the fake runtime's threads cannot answer signals).
+SamplerOptions suspending_walker() {
+  SamplerOptions options;
+  options.walker = SamplerOptions::Walker::kSuspend;
+  return options;
+}
+
 struct SampledFixture : ::testing::Test {
   FakeRuntime runtime;
   ShadowPool pool{testing::small_limits()};
   ThreadRegistry registry{pool};
   FunctionNames names{&runtime};
-  Sampler sampler{runtime, registry, names, SamplerOptions{}};
+  Sampler sampler{runtime, registry, names, suspending_walker()};
 };
 
 TEST_F(SampledFixture, EachTickWalksEveryKnownThreadUnderOneSuspension) {

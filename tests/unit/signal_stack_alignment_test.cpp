@@ -76,6 +76,18 @@ TEST(SignalStackAlignment, WithoutAHookedFrameTheManagedStackIsKeptWithoutTheNat
   EXPECT_EQ(align({native(0x1), native(0x2)}, nullptr).outcome, Outcome::kNoManagedFrame);
 }
 
+// Sampled mode (no shadow stack): a managed leaf whose frame is not set up hides its caller from the chain; the
+// return address on top of the stack puts it back, unless the chain already shows it or the leaf is native code.
+TEST(SignalStackAlignment, WithoutAHookedFrameAFramelessLeafsCallerIsPutBack) {
+  auto hidden = align({managed(kLeaf), managed(kMain), native(0x2)}, nullptr, kUnhooked);
+  EXPECT_EQ(hidden.outcome, Outcome::kNoHookedFrame);
+  EXPECT_EQ(hidden.above, 2u);
+  EXPECT_EQ(hidden.leaf_caller, kUnhooked);
+  EXPECT_EQ(align({managed(kLeaf), managed(kUnhooked), managed(kMain)}, nullptr, kUnhooked).leaf_caller, 0u);
+  EXPECT_EQ(align({native(0x1), managed(kLeaf), managed(kMain)}, nullptr, kUnhooked).leaf_caller, 0u);
+  EXPECT_EQ(align({managed(kLeaf), managed(kMain)}, nullptr, 0).leaf_caller, 0u);
+}
+
 // The markers of the tree's limits are not methods: a stack under them is not placed above them.
 TEST(SignalStackAlignment, TheTreesLimitMarkersAreNotHookedFrames) {
   Shadow s;

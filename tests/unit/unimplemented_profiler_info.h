@@ -99,9 +99,14 @@ struct UnimplementedProfilerInfo : clr::ICorProfilerInfo10 {
   clr::HRESULT IsFunctionDynamic(...) override { return clr::E_NOTIMPL; }
   clr::HRESULT GetFunctionFromIP3(...) override { return clr::E_NOTIMPL; }
   clr::HRESULT GetDynamicFunctionInfo(...) override { return clr::E_NOTIMPL; }
-  clr::HRESULT GetNativeCodeStartAddresses(...) override { return clr::E_NOTIMPL; }
+  clr::HRESULT GetNativeCodeStartAddresses(clr::FunctionID, clr::ReJITID, clr::ULONG32, clr::ULONG32*,
+                                           clr::UINT_PTR[]) override {
+    return clr::E_NOTIMPL;
+  }
   clr::HRESULT GetILToNativeMapping3(...) override { return clr::E_NOTIMPL; }
-  clr::HRESULT GetCodeInfo4(...) override { return clr::E_NOTIMPL; }
+  clr::HRESULT GetCodeInfo4(clr::UINT_PTR, clr::ULONG32, clr::ULONG32*, clr::COR_PRF_CODE_INFO[]) override {
+    return clr::E_NOTIMPL;
+  }
   clr::HRESULT EnumerateObjectReferences(...) override { return clr::E_NOTIMPL; }
   clr::HRESULT IsFrozenObject(...) override { return clr::E_NOTIMPL; }
   clr::HRESULT GetLOHObjectSizeThreshold(...) override { return clr::E_NOTIMPL; }

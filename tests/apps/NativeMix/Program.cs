@@ -4,6 +4,8 @@
 //   ratio     two busy managed methods doing 3:1 of the work for ~2 s
 //   churn     5,000 short-lived threads, each running ChurnBody()
 //   blocked   a thread sleeps in native code for the whole run while the main thread works
+//   eintr MS  two threads wait in native poll and nanosleep, 1 ms at a time, for MS milliseconds, counting the
+//             waits that failed with EINTR (none should), while the main thread works
 // The native library's path comes from UMBRA_TEST_NATIVE_LIB.
 using System;
 using System.Diagnostics;
@@ -29,6 +31,7 @@ public static unsafe class Program
             case "ratio": Ratio(2000); Console.WriteLine("ratio done"); break;
             case "churn": Console.WriteLine($"churn {Churn(args.Length > 1 ? int.Parse(args[1]) : 5000, args.Length > 2 ? double.Parse(args[2]) : 0.2)}"); break;
             case "blocked": Console.WriteLine($"blocked {Blocked()}"); break;
+            case "eintr": Console.WriteLine($"eintr failures={StrictWaits(int.Parse(args[1]))}"); break;
         }
         return 0;
     }
@@ -36,6 +39,7 @@ public static unsafe class Program
     [DllImport("umbra_testnative")] static extern double umbra_native_spin(int ms);
     [DllImport("umbra_testnative")] static extern int umbra_native_callback(delegate* unmanaged<int, int> callback, int count);
     [DllImport("umbra_testnative")] static extern void umbra_native_sleep(int ms);
+    [DllImport("umbra_testnative")] static extern int umbra_native_strict_waits(int ms);
 
     [MethodImpl(MethodImplOptions.NoInlining)]
     static double Spin(int ms) { double r = umbra_native_spin(ms); sink++; return r; }
@@ -119,5 +123,20 @@ public static unsafe class Program
         x += CpuFor(TimeSpan.FromMilliseconds(1500));
         sleeper.Join();
         return x + 1;
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static int StrictWaits(int ms)
+    {
+        int failures = 0;
+        var waiters = new Thread[2];
+        for (int i = 0; i < waiters.Length; i++)
+        {
+            waiters[i] = new Thread(() => Interlocked.Add(ref failures, umbra_native_strict_waits(ms))) { Name = $"strict-{i}" };
+            waiters[i].Start();
+        }
+        sink += CpuFor(TimeSpan.FromMilliseconds(ms / 2));
+        foreach (var w in waiters) w.Join();
+        return failures;
     }
 }

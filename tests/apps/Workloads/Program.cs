@@ -8,6 +8,9 @@
 //   split MS     for MS milliseconds, SplitA and SplitB called in turn, timing themselves (about 40% and 60% of
 //                the calls' time), while a thread named Unhooked spins in UnhookedSpin; prints each one's measured
 //                share of the two calls' time in per mille (the tests hook only RunSplit)
+//   bias MS      for MS milliseconds, LoopFree (no loop, no call: no safe point inside) called 100 times in a
+//                row, then Looping once, each side timed (about 40% and 60%); prints LoopFree's measured share in
+//                per mille. A sampler that stops threads only at safe points gives LoopFree's samples to its caller
 //   soak S       S seconds of steady work (calls, allocations, async, a new thread each second);
 //                prints the process's RSS once a minute after a full GC
 //   cpuwait MS   the main thread computes in Crunch() for MS milliseconds while a thread named "waiter" is blocked
@@ -38,6 +41,7 @@ public static class Program
             case "threads": RunThreads(n); break;
             case "hot": RunHot(n); break;
             case "split": RunSplit(n); break;
+            case "bias": RunBias(n); break;
             case "soak": RunSoak(n); break;
             case "cpuwait": RunCpuWait(n); break;
             default: Console.Error.WriteLine($"unknown workload '{what}'"); return 2;
@@ -204,6 +208,134 @@ public static class Program
         var clock = Stopwatch.StartNew();
         while (clock.ElapsedMilliseconds < ms) acc += SplitA(10_000);
         return acc;
+    }
+
+    static void RunBias(int ms)
+    {
+        long inFree = 0, inLoop = 0, x = 1;
+        var clock = Stopwatch.StartNew();
+        while (clock.ElapsedMilliseconds < ms)
+        {
+            long t0 = Stopwatch.GetTimestamp();
+            for (int i = 0; i < 100; i++) x = LoopFree(x);
+            long t1 = Stopwatch.GetTimestamp();
+            x += Looping(x, 3_000);
+            long t2 = Stopwatch.GetTimestamp();
+            inFree += t1 - t0;
+            inLoop += t2 - t1;
+        }
+        sink += x;
+        Console.WriteLine($"bias loop_free_permille={1000 * inFree / (inFree + inLoop)}");
+    }
+
+    // Straight-line code: no loop and no call, so the runtime has no safe point inside it.
+    [MethodImpl(MethodImplOptions.NoInlining | MethodImplOptions.AggressiveOptimization)]
+    static long LoopFree(long x)
+    {
+        x = x * 6364136223846793005L + 1442695040888963407L;
+        x ^= x >> 29;
+        x = x * 6364136223846793005L + 1442695040888963407L;
+        x ^= x >> 29;
+        x = x * 6364136223846793005L + 1442695040888963407L;
+        x ^= x >> 29;
+        x = x * 6364136223846793005L + 1442695040888963407L;
+        x ^= x >> 29;
+        x = x * 6364136223846793005L + 1442695040888963407L;
+        x ^= x >> 29;
+        x = x * 6364136223846793005L + 1442695040888963407L;
+        x ^= x >> 29;
+        x = x * 6364136223846793005L + 1442695040888963407L;
+        x ^= x >> 29;
+        x = x * 6364136223846793005L + 1442695040888963407L;
+        x ^= x >> 29;
+        x = x * 6364136223846793005L + 1442695040888963407L;
+        x ^= x >> 29;
+        x = x * 6364136223846793005L + 1442695040888963407L;
+        x ^= x >> 29;
+        x = x * 6364136223846793005L + 1442695040888963407L;
+        x ^= x >> 29;
+        x = x * 6364136223846793005L + 1442695040888963407L;
+        x ^= x >> 29;
+        x = x * 6364136223846793005L + 1442695040888963407L;
+        x ^= x >> 29;
+        x = x * 6364136223846793005L + 1442695040888963407L;
+        x ^= x >> 29;
+        x = x * 6364136223846793005L + 1442695040888963407L;
+        x ^= x >> 29;
+        x = x * 6364136223846793005L + 1442695040888963407L;
+        x ^= x >> 29;
+        x = x * 6364136223846793005L + 1442695040888963407L;
+        x ^= x >> 29;
+        x = x * 6364136223846793005L + 1442695040888963407L;
+        x ^= x >> 29;
+        x = x * 6364136223846793005L + 1442695040888963407L;
+        x ^= x >> 29;
+        x = x * 6364136223846793005L + 1442695040888963407L;
+        x ^= x >> 29;
+        x = x * 6364136223846793005L + 1442695040888963407L;
+        x ^= x >> 29;
+        x = x * 6364136223846793005L + 1442695040888963407L;
+        x ^= x >> 29;
+        x = x * 6364136223846793005L + 1442695040888963407L;
+        x ^= x >> 29;
+        x = x * 6364136223846793005L + 1442695040888963407L;
+        x ^= x >> 29;
+        x = x * 6364136223846793005L + 1442695040888963407L;
+        x ^= x >> 29;
+        x = x * 6364136223846793005L + 1442695040888963407L;
+        x ^= x >> 29;
+        x = x * 6364136223846793005L + 1442695040888963407L;
+        x ^= x >> 29;
+        x = x * 6364136223846793005L + 1442695040888963407L;
+        x ^= x >> 29;
+        x = x * 6364136223846793005L + 1442695040888963407L;
+        x ^= x >> 29;
+        x = x * 6364136223846793005L + 1442695040888963407L;
+        x ^= x >> 29;
+        x = x * 6364136223846793005L + 1442695040888963407L;
+        x ^= x >> 29;
+        x = x * 6364136223846793005L + 1442695040888963407L;
+        x ^= x >> 29;
+        x = x * 6364136223846793005L + 1442695040888963407L;
+        x ^= x >> 29;
+        x = x * 6364136223846793005L + 1442695040888963407L;
+        x ^= x >> 29;
+        x = x * 6364136223846793005L + 1442695040888963407L;
+        x ^= x >> 29;
+        x = x * 6364136223846793005L + 1442695040888963407L;
+        x ^= x >> 29;
+        x = x * 6364136223846793005L + 1442695040888963407L;
+        x ^= x >> 29;
+        x = x * 6364136223846793005L + 1442695040888963407L;
+        x ^= x >> 29;
+        x = x * 6364136223846793005L + 1442695040888963407L;
+        x ^= x >> 29;
+        x = x * 6364136223846793005L + 1442695040888963407L;
+        x ^= x >> 29;
+        x = x * 6364136223846793005L + 1442695040888963407L;
+        x ^= x >> 29;
+        x = x * 6364136223846793005L + 1442695040888963407L;
+        x ^= x >> 29;
+        x = x * 6364136223846793005L + 1442695040888963407L;
+        x ^= x >> 29;
+        x = x * 6364136223846793005L + 1442695040888963407L;
+        x ^= x >> 29;
+        x = x * 6364136223846793005L + 1442695040888963407L;
+        x ^= x >> 29;
+        x = x * 6364136223846793005L + 1442695040888963407L;
+        x ^= x >> 29;
+        x = x * 6364136223846793005L + 1442695040888963407L;
+        x ^= x >> 29;
+        x = x * 6364136223846793005L + 1442695040888963407L;
+        x ^= x >> 29;
+        return x;
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining | MethodImplOptions.AggressiveOptimization)]
+    static long Looping(long x, int n)
+    {
+        for (int i = 0; i < n; i++) x = x * 6364136223846793005L + (x >> 29);
+        return x;
     }
 
     static void RunSoak(int seconds)

@@ -1,0 +1,60 @@
+#include "sampler/methods_by_ip.h"
+
+#include "snapshot/code_ranges.h"
+
+namespace umbra {
+namespace {
+
+// Resolved IPs kept per process; past this many the map starts again (code replaced by tiering is then forgotten).
+constexpr size_t kMaxResolvedIps = size_t(1) << 20;
+
+}  // namespace
+
+clr::FunctionID MethodsByIp::function_at(uintptr_t ip) {
+  // The runtime's lookup is not made for any address: a word read off the stack, or a frame-pointer chain gone
+  // astray, may point anywhere (it crashed inside GetFunctionFromIP on such a word). Only executable memory
+  // outside ELF objects is asked about; it is not remembered, since the mappings are read once a second.
+  if (!in_managed_code(ip)) {
+    if (!outside_elf_code(ip)) return 0;
+    // Perhaps code mapped since the mappings were read: read them again, at most every 10 ms (a chain gone
+    // astray gives addresses that are never code).
+    process_code_ranges().refresh_executable(10'000'000);
+    if (!in_managed_code(ip)) return 0;
+  }
+  auto [it, inserted] = functions_by_ip_.try_emplace(ip, 0);
+  if (!inserted) return it->second;
+  clr::FunctionID function = 0;
+  if (clr::succeeded(info_.GetFunctionFromIP(reinterpret_cast<clr::LPCBYTE>(ip), &function)) && function != 0) {
+    it->second = function;
+    names_.ensure(function);
+  }
+  if (functions_by_ip_.size() > kMaxResolvedIps) functions_by_ip_.clear();
+  return function;
+}
+
+void MethodsByIp::resolve(const NativeCapture& capture, std::vector<SampleFrame>& leaf_first) {
+  leaf_first.clear();
+  uint32_t last_managed_index = ~0u;  // the capture index of the last managed frame kept
+  for (uint32_t i = 0; i < capture.count; ++i) {
+    uintptr_t ip = capture.frames[i];
+    if (!outside_elf_code(ip)) {
+      leaf_first.push_back({ip, true});
+      continue;
+    }
+    clr::FunctionID f = function_at(i == 0 ? ip : ip - 1);
+    if (f == 0) continue;  // a stub
+    bool follows_managed = last_managed_index == i - 1 && !leaf_first.empty();
+    // A recovered frame of the method just before it is that method's own record of a call it made (the runtime's
+    // record of a call into native code keeps the call's return address), not a frame.
+    if (capture.is_recovered(i) && follows_managed && leaf_first.back().id == f) continue;
+    // A recovered frame right after two frames of one method: the second is the original code of a method
+    // replaced on stack, a frame that is not there (whole_stack_unwind.h).
+    if (capture.is_recovered(i) && i >= 2 && follows_managed && leaf_first.size() >= 2 &&
+        !leaf_first[leaf_first.size() - 2].native && leaf_first[leaf_first.size() - 2].id == leaf_first.back().id)
+      leaf_first.pop_back();
+    leaf_first.push_back({f, false});
+    last_managed_index = i;
+  }
+}
+
+}  // namespace umbra

@@ -1,0 +1,34 @@
+// The frames of a stack taken by signal as the sampler's trees hold them: JIT-compiled code as its method
+// (GetFunctionFromIP, on the sampler thread, never in the handler), stubs left out, native code as its address.
+// Each IP is looked up once; the method's name is fetched while the method is alive.
+// Contract: the sampler thread only; allocates.
+#pragma once
+
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "clr/corprof.h"
+#include "names/function_names.h"
+#include "snapshot/native_capture.h"
+#include "snapshot/sampled_tree.h"
+
+namespace umbra {
+
+class MethodsByIp {
+ public:
+  MethodsByIp(clr::ICorProfilerInfo10& info, FunctionNames& names) : info_(info), names_(names) {}
+
+  // The method whose code holds `ip`, or 0 (a stub, not managed code, or memory not executable when the mappings
+  // were last read).
+  clr::FunctionID function_at(uintptr_t ip);
+  // The capture's IPs as frames, leaf first (a return address is looked up one byte back, inside its call).
+  void resolve(const NativeCapture& capture, std::vector<SampleFrame>& leaf_first);
+
+ private:
+  clr::ICorProfilerInfo10& info_;
+  FunctionNames& names_;
+  std::unordered_map<uintptr_t, clr::FunctionID> functions_by_ip_;  // 0: not a method (a stub)
+};
+
+}  // namespace umbra

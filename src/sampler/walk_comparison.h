@@ -1,0 +1,42 @@
+// A stack taken by signal against DoStackSnapshot's walk of the same stopped moment: how many of the snapshot's
+// managed frames the signal walk found, in order, and if not all, the first way in which they differ. Only managed
+// frames count: the two walks unwind native code differently, and the runtime's own frames of a suspended thread
+// are above its managed ones only in the signal walk. Pure: the sampler resolves both walks' frames first.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "snapshot/sampled_tree.h"
+
+namespace umbra {
+
+enum class WalkDifference : size_t {
+  kMissingLeafCaller,  // only the frame below the leaf is missing (a frameless leaf's caller)
+  kMissingLeaf,        // the snapshot's innermost frames are missing (the signal walk ends below them)
+  kMissingFrames,      // frames further down are missing (the frame-pointer chain skipped or lost them)
+  kExtraFrames,        // the signal walk has managed frames the snapshot does not
+  kTruncated,          // the signal walk stopped at its frame limit
+  kFaulted,            // the signal walk faulted (a corrupt chain)
+  kNoAnswer,           // the thread did not answer the signal in time
+  kCount
+};
+
+inline constexpr size_t kWalkDifferenceCount = static_cast<size_t>(WalkDifference::kCount);
+inline constexpr std::array<std::string_view, kWalkDifferenceCount> kWalkDifferenceNames = {
+    "missing_leaf_caller", "missing_leaf", "missing_frames", "extra_frames", "truncated", "faulted", "no_answer"};
+
+struct WalkComparison {
+  uint32_t frames = 0;  // the snapshot's managed frames
+  uint32_t agreed = 0;  // of those, found in the signal walk in the same order
+  bool differs = false;
+  WalkDifference difference = WalkDifference::kMissingFrames;  // the first, counted from the root (if `differs`)
+};
+
+// Both stacks leaf first; native frames are skipped.
+WalkComparison compare_walks(const SampleFrame* snapshot, size_t snapshot_count, const SampleFrame* signal,
+                             size_t signal_count);
+
+}  // namespace umbra

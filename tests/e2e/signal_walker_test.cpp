@@ -1,0 +1,132 @@
+// Sampled mode's walker by signal on the real runtime: a method is sampled where it runs, not only at the runtime's
+// safe points; its walks agree with the runtime's own walks of the same moment; the program's system calls never
+// fail because of its signals.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+
+#include "e2e_env.h"
+#include "process.h"
+#include "report_query.h"
+
+namespace umbra::testing {
+namespace {
+
+const std::string W = "Workloads.Program.";
+
+uint64_t self_samples_named(const JsonValue& report, const std::string& name) {
+  uint64_t sum = 0;
+  for_each_node(report, [&](const JsonValue& n) {
+    if (name_of(n) == name) sum += n.find("self_samples")->as_uint();
+  });
+  return sum;
+}
+
+struct BiasRun {
+  unsigned measured_permille = 0;  // LoopFree's share of the time, as the program measured it
+  uint64_t loop_free = 0, looping = 0;  // their self samples
+  uint64_t run_bias = 0;                // samples of RunBias and everything under it
+  std::string text;
+  double permille() const { return 1000.0 * double(loop_free) / double(loop_free + looping); }
+};
+
+// The bias workload: LoopFree, which has no safe point, and Looping, which has, called in turn.
+BiasRun profile_bias(const std::string& name, const std::vector<std::string>& options) {
+  std::string dir = scratch_dir("walker_bias_" + name);
+  std::vector<std::string> before = {launcher_path(), "run"};
+  before.insert(before.end(), options.begin(), options.end());
+  before.insert(before.end(), {"-o", dir + "/r", "--"});
+  ProcessResult r = run_process(with_app(before, "Workloads", {"bias", "3000"}));
+  BiasRun run;
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(std::sscanf(r.out.c_str(), "bias loop_free_permille=%u", &run.measured_permille), 1) << r.out;
+  JsonValue report = load_report(dir + "/r.json");
+  run.loop_free = self_samples_named(report, W + "LoopFree");
+  run.looping = self_samples_named(report, W + "Looping");
+  for (const JsonValue& thread : threads_of(report))
+    run.run_bias += outermost_samples(thread, [&](const std::string& name) { return name == W + "RunBias"; });
+  run.text = read_file(dir + "/r.txt");
+  return run;
+}
+
+// The self-sample split of the two methods is the split the program measured, within 5 points, in sampled mode
+// with the walker by signal and in shadow mode. The suspending walker stops the thread only at a safe point, never
+// inside LoopFree, so LoopFree gets almost none of its samples (they land in the runtime's GC poll in RunBias): the
+// test tells the two apart.
+TEST(SignalWalker, NoSafePointBias) {
+  // 2 ms ticks: about 1,000 samples in the two methods, so that 5 points are several standard deviations.
+  BiasRun sampled = profile_bias("sampled", {"--mode", "sampled", "--walker", "signal", "--interval-ms", "2"});
+  ASSERT_GT(sampled.loop_free + sampled.looping, 500u) << sampled.text;
+  EXPECT_NEAR(sampled.permille(), double(sampled.measured_permille), 50.0)
+      << sampled.loop_free << " in LoopFree, " << sampled.looping << " in Looping\n" << sampled.text;
+
+  BiasRun shadow = profile_bias("shadow", {"--mode", "shadow", "--interval-ms", "2"});
+  ASSERT_GT(shadow.loop_free + shadow.looping, 500u) << shadow.text;
+  EXPECT_NEAR(shadow.permille(), double(shadow.measured_permille), 50.0)
+      << shadow.loop_free << " in LoopFree, " << shadow.looping << " in Looping\n" << shadow.text;
+
+  BiasRun suspended = profile_bias("suspend", {"--mode", "sampled", "--walker", "suspend"});
+  ASSERT_GT(suspended.run_bias, 150u) << suspended.text;
+  EXPECT_LT(double(suspended.loop_free), double(suspended.run_bias) * suspended.measured_permille / 1000 / 2)
+      << suspended.loop_free << " in LoopFree of " << suspended.run_bias << " in RunBias\n" << suspended.text;
+}
+
+// Checked at every tick (--verify) against DoStackSnapshot's walk of the same stopped moment: every walk that
+// differs is counted under a named difference, and on a CPU-bound program with calls at least 99% of the managed
+// frames agree. (Programs whose threads stop in the GC or in methods replaced on stack agree less: see the README.)
+TEST(SignalWalker, AgreesWithTheRuntimesOwnWalks) {
+  std::string dir = scratch_dir("walker_checked");
+  for (const char* workload : {"split", "async"}) {
+    std::vector<std::string> args = {workload};
+    if (std::string(workload) == "split") args.push_back("1500");
+    ProcessResult r = run_process(with_app({launcher_path(), "run", "--mode", "sampled", "--walker", "signal",
+                                            "--verify", "-o", dir + "/" + workload, "--"},
+                                           "Workloads", args));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    JsonValue report = load_report(dir + "/" + workload + ".json");
+    const JsonValue& sampler = *report.find("stats")->find("sampler");
+    EXPECT_EQ(sampler.find("walker")->as_string(), "signal");
+    uint64_t walks = sampler.find("walks_checked")->as_uint(), agreed = sampler.find("walks_agreed")->as_uint();
+    uint64_t frames = sampler.find("walk_frames_checked")->as_uint();
+    uint64_t frames_agreed = sampler.find("walk_frames_agreed")->as_uint();
+    std::string text = read_file(dir + "/" + workload + ".txt");
+    EXPECT_GT(walks, 2u) << workload << "\n" << text;
+    uint64_t differing = 0;
+    for (const auto& [name, count] : sampler.find("walk_differences")->as_object()) differing += count.as_uint();
+    EXPECT_EQ(agreed + differing, walks) << workload;
+    EXPECT_NE(text.find("stacks by signal checked against the runtime's walks: "), std::string::npos) << text;
+    EXPECT_NE(r.err.find("umbra: verify: stacks by signal checked against the runtime's walks: "), std::string::npos)
+        << r.err;
+    if (std::string(workload) != "split") continue;
+    EXPECT_GT(walks, 100u) << text;
+    EXPECT_GE(double(frames_agreed), 0.99 * double(frames)) << text;
+  }
+}
+
+// Native code that treats EINTR as an error, waiting in poll and nanosleep 1 ms at a time, sampled at 1 kHz: no
+// wait fails, since a thread blocked in such a call is never signalled.
+TEST(SignalWalker, NoSystemCallFailsWithEintr) {
+  const std::vector<std::vector<std::string>> ways = {
+      {"--mode", "sampled", "--walker", "signal"},  // a signal for each stack
+      {"--mode", "sampled"},                        // a signal for each native top, then a suspension
+      {"--mode", "shadow", "--hooks-for", "[NativeMix]*.StrictWaits"}};  // focused: stacks by signal
+  for (size_t i = 0; i < ways.size(); ++i) {
+    const auto& way = ways[i];
+    std::string name = way[1] + (way.size() > 2 ? " " + way[2] + " " + way[3] : "");
+    std::string dir = scratch_dir("walker_eintr_" + std::to_string(i));
+    std::vector<std::string> before = {launcher_path(), "run", "--interval-ms", "1"};
+    before.insert(before.end(), way.begin(), way.end());
+    before.insert(before.end(), {"-o", dir + "/r", "--"});
+    ProcessResult r = run_process(with_app(before, "NativeMix", {"eintr", "3000"}),
+                                  {{"UMBRA_TEST_NATIVE_LIB", native_test_library()}});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out, "eintr failures=0\n") << name;
+    JsonValue report = load_report(dir + "/r.json");
+    const JsonValue* strict = thread_named(report, "strict-0");
+    ASSERT_NE(strict, nullptr) << name;
+    EXPECT_GT(thread_samples_of(*strict), 100u) << name << "\n" << read_file(dir + "/r.txt");
+  }
+}
+
+}  // namespace
+}  // namespace umbra::testing

@@ -1,0 +1,89 @@
+// A signal handler that interrupts poll or nanosleep makes them fail with EINTR; restart_call_failed_by_handler
+// puts the call back, so that the program sees its call complete.
+#include "snapshot/interrupted_syscall.h"
+
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <time.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <thread>
+
+#include "snapshot/code_ranges.h"
+
+namespace umbra {
+namespace {
+
+std::atomic<bool> g_restart{false};
+std::atomic<int> g_handled{0};
+
+void on_signal(int, siginfo_t*, void* ucontext) {
+  if (g_restart.load()) restart_call_failed_by_handler(ucontext);
+  g_handled.fetch_add(1);
+}
+
+struct Outcome {
+  int result;
+  int error;
+};
+
+// Runs `call` on a thread that is signalled three times while it waits; returns what the call returned.
+template <typename Call>
+Outcome interrupted(bool restart, Call call) {
+  process_code_ranges().refresh();  // the handler reads libc's code through the table
+  g_restart = restart;
+  g_handled = 0;
+  struct sigaction action {}, previous{};
+  action.sa_sigaction = on_signal;
+  action.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigaction(SIGUSR2, &action, &previous);
+  Outcome outcome{};
+  std::atomic<bool> done{false};
+  std::thread waiter([&] {
+    outcome.result = call();
+    outcome.error = errno;
+    done = true;
+  });
+  for (int i = 0; i < 3 && !done; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    if (!done) pthread_kill(waiter.native_handle(), SIGUSR2);
+  }
+  waiter.join();
+  sigaction(SIGUSR2, &previous, nullptr);
+  return outcome;
+}
+
+TEST(InterruptedSyscall, PollAndNanosleepFailWithEintrUnlessRestarted) {
+  auto poll_for_a_while = [] { return poll(nullptr, 0, 300); };
+  Outcome failed = interrupted(false, poll_for_a_while);
+  EXPECT_EQ(failed.result, -1);
+  EXPECT_EQ(failed.error, EINTR);
+  Outcome restarted = interrupted(true, poll_for_a_while);
+  EXPECT_EQ(restarted.result, 0);  // timed out, as if never interrupted
+  EXPECT_GE(g_handled.load(), 1);
+
+  timespec remaining{};
+  auto sleep_for_a_while = [&] {
+    timespec request{0, 300'000'000};
+    return nanosleep(&request, &remaining);
+  };
+  EXPECT_EQ(interrupted(false, sleep_for_a_while).error, EINTR);
+  EXPECT_EQ(interrupted(true, sleep_for_a_while).result, 0);
+}
+
+TEST(InterruptedSyscall, OnlyCallsAHandlerFailsAreListed) {
+  EXPECT_TRUE(fails_with_eintr_after_a_handler(SYS_poll));
+  EXPECT_TRUE(fails_with_eintr_after_a_handler(SYS_epoll_wait));
+  EXPECT_TRUE(fails_with_eintr_after_a_handler(SYS_clock_nanosleep));
+  EXPECT_FALSE(fails_with_eintr_after_a_handler(SYS_read));   // restarted by SA_RESTART
+  EXPECT_FALSE(fails_with_eintr_after_a_handler(SYS_futex));  // likewise
+  EXPECT_FALSE(fails_with_eintr_after_a_handler(-1));
+}
+
+}  // namespace
+}  // namespace umbra
