@@ -306,7 +306,9 @@ TEST(NativeCapture, TheWholeStackGoesThroughCodeWithoutUnwindInformation) {
   EXPECT_EQ(caller_at, jit_at + 1);
   EXPECT_GT(start_at, caller_at);
   EXPECT_TRUE(jit.contains(capture->stop_ip));
-  EXPECT_NE(capture->word_at_sp, 0u);
+  // The return address the handler looks for on top of the stack (a frameless managed leaf's) is into managed code
+  // only: here the leaf is native, so it is 0 or the return into the JIT-like code that called it.
+  EXPECT_TRUE(capture->word_at_sp == 0 || jit.contains(capture->word_at_sp)) << std::hex << capture->word_at_sp;
 }
 
 }  // namespace
