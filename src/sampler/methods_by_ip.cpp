@@ -16,9 +16,9 @@ clr::FunctionID MethodsByIp::function_at(uintptr_t ip) {
   // outside ELF objects is asked about; it is not remembered, since the mappings are read once a second.
   if (!in_managed_code(ip)) {
     if (!outside_elf_code(ip)) return 0;
-    // Perhaps code mapped since the mappings were read: read them again, at most every 10 ms (a chain gone
-    // astray gives addresses that are never code).
-    process_code_ranges().refresh_executable(10'000'000);
+    // Perhaps code mapped since the mappings were read: read them again, at most every 20 ms (a chain gone
+    // astray gives addresses that are never code, and reading the mappings costs about 100 us).
+    process_code_ranges().refresh_executable(20'000'000);
     if (!in_managed_code(ip)) return 0;
   }
   auto [it, inserted] = functions_by_ip_.try_emplace(ip, 0);

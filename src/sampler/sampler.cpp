@@ -4,6 +4,7 @@
 
 #include "hooks/tick_clock.h"
 #include "sampler/shadow_sampling.h"
+#include "snapshot/code_ranges.h"
 #include "snapshot/native_capture.h"
 #include "snapshot/thread_cpu_time.h"
 #include "util/log.h"
@@ -102,6 +103,8 @@ SamplerStats Sampler::stats() {
 
 void Sampler::run() {
   if (!clr::succeeded(info_.InitializeCurrentThread())) log::debug("InitializeCurrentThread failed");
+  // The executable mappings were first read at start-up, before the runtime mapped its code heaps.
+  process_code_ranges().refresh_executable(0);
   // Each interval is drawn uniformly from [0.5, 1.5] x the mean: a fixed period phase-locks with periodic work
   // (a 10 ms tick over a 3 ms + 1 ms loop samples each half exactly equally).
   uint64_t seed = monotonic_ns() | 1;

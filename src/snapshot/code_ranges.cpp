@@ -73,7 +73,7 @@ void CodeRanges::refresh() {
 }
 
 // JIT code heaps grow in reservations now and then: read once a second, and sooner when an address is not found
-// (MethodsByIp). /proc/self/maps (some hundreds of lines) costs tens of microseconds to read.
+// (MethodsByIp). /proc/self/maps (some hundreds of lines) costs about 100 microseconds to read.
 void CodeRanges::refresh_executable(uint64_t min_age_ns) {
   timespec ts{};
   clock_gettime(CLOCK_MONOTONIC, &ts);
