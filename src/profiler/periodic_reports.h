@@ -36,7 +36,8 @@ class PeriodicReports {
   // Makes the control FIFO (one line at info level when it cannot: reports then come every period only) and
   // starts the thread.
   void start();
-  // From the session's end, on any thread: the thread writes nothing more and returns. Does not wait.
+  // From the session's end, on any thread: the FIFO is removed, and the thread writes nothing more and returns.
+  // Does not wait.
   void stop();
   // After stop(): waits for the thread, then removes the FIFO (an attached session, before umbra is unloaded).
   void join();

@@ -86,10 +86,10 @@ std::string label_value(std::string_view text) {
 
 std::string ingest_url(const IngestRequest& request) {
   PushLabels labels;
-  for (const auto& [key, value] : request.labels) {
-    auto same = std::find_if(labels.begin(), labels.end(), [&](const auto& l) { return l.first == key; });
-    if (same != labels.end()) same->second = value;
-    else labels.emplace_back(key, value);
+  for (const auto& label : request.labels) {
+    auto same = std::find_if(labels.begin(), labels.end(), [&](const auto& l) { return l.first == label.first; });
+    if (same != labels.end()) same->second = label.second;
+    else labels.push_back(label);
   }
   std::string name = request.application + "{";
   for (size_t i = 0; i < labels.size(); ++i) name += (i ? "," : "") + labels[i].first + "=" + labels[i].second;
