@@ -90,14 +90,22 @@ void Session::start_report_threads() {
     if (std::optional<PushLabels> more = parse_labels(config_.push_labels))
       push.labels.insert(push.labels.end(), more->begin(), more->end());
     push.sample_rate_hz = std::max<uint32_t>(1, 1000 / config_.interval_ms);
-    pusher_ = std::make_unique<PyroscopePusher>(std::move(push));
+    try {
+      pusher_ = std::make_unique<PyroscopePusher>(std::move(push));
+    } catch (const std::exception& e) {
+      log::always(std::string("no thread to push with (") + e.what() + "); not pushing");
+    }
   }
   periodic_ = std::make_unique<PeriodicReports>(
       config_.every_ms, [this](const char* trigger) { return write_period_report(trigger); },
       [this] {
         if (!clr::succeeded(info_->InitializeCurrentThread())) log::debug("InitializeCurrentThread failed");
       });
-  periodic_->start();
+  try {
+    periodic_->start();
+  } catch (const std::exception& e) {  // no thread to be had: the program runs on, with the report at its end
+    log::always(std::string("no thread for periodic reports (") + e.what() + "); the report is written at the end only");
+  }
 }
 
 clr::HRESULT Session::start_shadow() {
