@@ -96,10 +96,14 @@ void PeriodicReports::start() {
   thread_ = std::thread([this] { run(); });
 }
 
+void PeriodicReports::remove_fifo() {
+  if (!fifo_path_.empty()) unlink(fifo_path_.c_str());
+}
+
 void PeriodicReports::stop() {
   stopping_.store(true, std::memory_order_release);
   // The process is ending: nothing may ask it for a report any more, and no FIFO is left behind.
-  if (!fifo_path_.empty()) unlink(fifo_path_.c_str());
+  remove_fifo();
   uint64_t one = 1;
   if (wake_fd_ >= 0) {
     ssize_t ignored = write(wake_fd_, &one, sizeof one);

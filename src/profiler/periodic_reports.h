@@ -39,6 +39,9 @@ class PeriodicReports {
   // From the session's end, on any thread: the FIFO is removed, and the thread writes nothing more and returns.
   // Does not wait.
   void stop();
+  // A provisional report (an unhandled exception, a signal the program handles): the process may end without
+  // another word to umbra, so the FIFO goes now (`umbra dump` cannot ask any more); reports every period go on.
+  void remove_fifo();
   // After stop(): waits for the thread, then removes the FIFO (an attached session, before umbra is unloaded).
   void join();
   // Where `umbra dump` finds this process ("" if there is no FIFO).

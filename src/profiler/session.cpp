@@ -427,6 +427,7 @@ void Session::finish(const char* trigger, bool runtime_usable, bool provisional)
   if (finished_) return;
   finished_ = !provisional;
   if (periodic_ && !provisional) periodic_->stop();
+  if (periodic_ && provisional) periodic_->remove_fifo();
   if (sampler_ && !provisional) sampler_->stop();
   if (!provisional) stop_coarse_clock();
   if (!runtime_usable) names_.freeze();
