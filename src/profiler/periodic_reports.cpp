@@ -124,7 +124,6 @@ void PeriodicReports::join() {
 
 void PeriodicReports::run() {
   pthread_setname_np(pthread_self(), "umbra-periodic");
-  if (thread_setup_) thread_setup_();
   using Clock = std::chrono::steady_clock;
   const auto every = std::chrono::milliseconds(every_ms_);
   Clock::time_point next = Clock::now() + every;
@@ -136,6 +135,7 @@ void PeriodicReports::run() {
     int ready = poll(fds, fifo_fd_ >= 0 ? 2 : 1, timeout_ms);
     if (stopping_.load(std::memory_order_acquire) || (ready > 0 && (fds[0].revents & POLLIN))) return;
     if (every_ms_ && Clock::now() >= next) {
+      set_up_once();
       write_("period_every");
       Clock::time_point now = Clock::now();
       while (next <= now) next += every;
@@ -154,6 +154,12 @@ void PeriodicReports::run() {
   }
 }
 
+// Only before the first report: a thread that writes none never calls into the runtime at all.
+void PeriodicReports::set_up_once() {
+  if (thread_setup_ && !set_up_) thread_setup_();
+  set_up_ = true;
+}
+
 void PeriodicReports::answer(const std::string& request) {
   const std::string verb = kReportRequestVerb;
   if (request.compare(0, verb.size(), verb) != 0) return;
@@ -167,6 +173,7 @@ void PeriodicReports::answer(const std::string& request) {
     log::debug("ignored a report request answering to {}", path);
     return;
   }
+  set_up_once();
   Written written = write_("period_request");
   std::string text;
   if (!written.error.empty()) {

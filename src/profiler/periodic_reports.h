@@ -26,8 +26,8 @@ class PeriodicReports {
   };
   using WriteReport = std::function<Written(const char* trigger)>;
 
-  // `every_ms` 0: reports on request only. `thread_setup` runs first on the thread (the runtime's
-  // InitializeCurrentThread).
+  // `every_ms` 0: reports on request only. `thread_setup` runs on the thread before its first report (the
+  // runtime's InitializeCurrentThread).
   PeriodicReports(uint32_t every_ms, WriteReport write, std::function<void()> thread_setup);
   ~PeriodicReports();
   PeriodicReports(const PeriodicReports&) = delete;
@@ -50,6 +50,7 @@ class PeriodicReports {
  private:
   void run();
   void answer(const std::string& request);
+  void set_up_once();
   bool open_fifo();
 
   const uint32_t every_ms_;
@@ -60,6 +61,7 @@ class PeriodicReports {
   int fifo_writer_fd_ = -1;  // a writing end of umbra's own: the reading end never sees a hang-up
   int wake_fd_ = -1;        // an eventfd: stop()
   std::atomic<bool> stopping_{false};
+  bool set_up_ = false;  // the thread's own
   std::thread thread_;
 };
 
