@@ -10,6 +10,7 @@ UMBRA_PACKAGES=(cmake ninja-build g++ pkg-config libunwind-dev libboost-dev libs
   rapidjson-dev zlib1g-dev            # zlib: gzip for pprof files
   libelf-dev libdw-dev                # elfutils: native frames named from full symbol tables and debug files
   libc6-dbg                           # libc's debug file, which a native symbol test names libc's own functions from
+  libcurl4-openssl-dev                # libcurl (its headers; the library is loaded only to push to Pyroscope)
   clang-14 libclang-rt-14-dev)        # libFuzzer, for tests/fuzz
 
 umbra_install_packages() {

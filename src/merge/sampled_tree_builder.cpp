@@ -4,24 +4,28 @@
 
 namespace umbra {
 
-ReportNode convert_sampled_node(const SampledTree& tree, uint32_t index, FrameNamer& names) {
+ReportNode convert_sampled_node(const SampledTree& tree, uint32_t index, FrameNamer& names, PeriodCounts::Lens* lens) {
   const SampledTree::Node& node = tree.node(index);
   ReportNode out;
   out.frame = names.of(node.frame);
-  out.self_samples = node.self_samples;
-  out.self_cpu_samples = node.self_cpu_samples;
+  SampledCounts counts{node.self_samples, node.self_cpu_samples};
+  if (lens) counts = lens->sampled(&tree, index, counts);
+  out.self_samples = counts.self_samples;
+  out.self_cpu_samples = counts.self_cpu_samples;
   SiblingMerger children(out.children);
-  for (uint32_t child : node.children) children.add(convert_sampled_node(tree, child, names));
+  for (uint32_t child : node.children)
+    if (!lens || lens->includes(&tree, child)) children.add(convert_sampled_node(tree, child, names, lens));
   return out;
 }
 
 std::vector<ReportNode> build_sampled_roots(const SampledTree& tree,
                                             const std::function<FunctionName(clr::FunctionID)>& managed,
-                                            const NativeLookup& native) {
+                                            const NativeLookup& native, PeriodCounts::Lens* lens) {
   FrameNamer names(managed, native);
   std::vector<ReportNode> roots;
   SiblingMerger merger(roots);
-  for (uint32_t child : tree.root().children) merger.add(convert_sampled_node(tree, child, names));
+  for (uint32_t child : tree.root().children)
+    if (!lens || lens->includes(&tree, child)) merger.add(convert_sampled_node(tree, child, names, lens));
   for (auto& r : roots) finish_totals(r);
   return roots;
 }

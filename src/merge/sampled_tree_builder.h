@@ -6,6 +6,7 @@
 #include <functional>
 #include <vector>
 
+#include "merge/period_counts.h"
 #include "names/function_names.h"
 #include "report/report.h"
 #include "snapshot/native_symbols.h"
@@ -14,11 +15,13 @@
 namespace umbra {
 
 class FrameNamer;
-// One node of `tree` and everything under it, named by `names`.
-ReportNode convert_sampled_node(const SampledTree& tree, uint32_t index, FrameNamer& names);
+// One node of `tree` and everything under it, named by `names`; with `lens`, counts are read through it
+// (merge/period_counts.h) and the nodes it leaves out are not converted.
+ReportNode convert_sampled_node(const SampledTree& tree, uint32_t index, FrameNamer& names,
+                                PeriodCounts::Lens* lens = nullptr);
 
 std::vector<ReportNode> build_sampled_roots(const SampledTree& tree,
                                             const std::function<FunctionName(clr::FunctionID)>& managed,
-                                            const NativeLookup& native);
+                                            const NativeLookup& native, PeriodCounts::Lens* lens = nullptr);
 
 }  // namespace umbra

@@ -14,12 +14,14 @@ struct Lookups {
   const OpenTicks& open;
   const SpliceLookup& splices;
   const AboveLookup& above;
+  PeriodCounts::Lens* lens;
 };
 
 void add_sampled_above(const CallNode& node, const Lookups& l, SiblingMerger& children) {
   const SampledTree* above = l.above ? l.above(&node) : nullptr;
   if (above == nullptr) return;
-  for (uint32_t child : above->root().children) children.add(convert_sampled_node(*above, child, l.names));
+  for (uint32_t child : above->root().children)
+    if (!l.lens || l.lens->includes(above, child)) children.add(convert_sampled_node(*above, child, l.names, l.lens));
 }
 
 ReportNode convert(const CallNode& node, const Lookups& l);
@@ -49,16 +51,18 @@ ReportNode convert(const CallNode& node, const Lookups& l) {
   if (node.function == kTreeFullFunction) out.frame = tree_full;
   else if (node.function == kDeeperCallsFunction) out.frame = deeper;
   else out.frame = l.names.managed(node.function);
-  uint64_t ticks = node.total_ticks.get();
-  if (auto it = open.find(&node); it != open.end()) ticks += it->second;
-  out.calls = node.calls.get();
-  out.total_ns = uint64_t(std::llround(double(ticks) * ns_per_tick));
-  out.self_samples = node.self_samples.load(std::memory_order_relaxed);
-  out.self_cpu_samples = node.self_cpu_samples.load(std::memory_order_relaxed);
-  out.tail_entries = node.tail_entries.get();
+  ShadowCounts counts{node.calls.get(), node.total_ticks.get(), node.self_samples.load(std::memory_order_relaxed),
+                      node.self_cpu_samples.load(std::memory_order_relaxed), node.tail_entries.get()};
+  if (auto it = open.find(&node); it != open.end()) counts.ticks += it->second;
+  if (l.lens) counts = l.lens->shadow(&node, counts);
+  out.calls = counts.calls;
+  out.total_ns = uint64_t(std::llround(double(counts.ticks) * ns_per_tick));
+  out.self_samples = counts.self_samples;
+  out.self_cpu_samples = counts.self_cpu_samples;
+  out.tail_entries = counts.tail_entries;
   SiblingMerger children(out.children);
   for (const CallNode* child = node.first_child_acquire(); child; child = child->next_sibling)
-    children.add(convert_with_splice(*child, l));
+    if (!l.lens || l.lens->includes(child)) children.add(convert_with_splice(*child, l));
   add_sampled_above(node, l, children);
   return out;
 }
@@ -105,13 +109,13 @@ const ReportFrame* FrameNamer::of(const SampleFrame& frame) {
 
 std::vector<ReportNode> build_roots(const CallNode& root, const NameLookup& names, double ns_per_tick,
                                     const OpenTicks& open, const SpliceLookup& splices,
-                                    const NativeLookup& native, const AboveLookup& above) {
+                                    const NativeLookup& native, const AboveLookup& above, PeriodCounts::Lens* lens) {
   FrameNamer namer(names, native);
-  Lookups l{namer, ns_per_tick, open, splices, above};
+  Lookups l{namer, ns_per_tick, open, splices, above, lens};
   std::vector<ReportNode> roots;
   SiblingMerger merger(roots);
   for (const CallNode* child = root.first_child_acquire(); child; child = child->next_sibling)
-    merger.add(convert_with_splice(*child, l));
+    if (!lens || lens->includes(child)) merger.add(convert_with_splice(*child, l));
   add_sampled_above(root, l, merger);
   for (auto& r : roots) finish_totals(r);
   return roots;

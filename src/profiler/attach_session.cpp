@@ -157,6 +157,7 @@ void AttachSession::run(Session& session, clr::ICorProfilerInfo3& info) {
   launcher_gone_ = std::string_view(trigger) == "attach_launcher_gone";
   session.stop_sampling_and_wait();
   session.finish(trigger, true);
+  session.join_report_threads();
   mark(kAttachReported);
   std::string stays = session.release_signal_handlers();
   if (stays.empty()) {

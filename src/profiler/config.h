@@ -43,6 +43,10 @@ struct Config {
   HookFamily hooks{};
   bool exact_times{};  // time every call with the TSC instead of the 1 ms coarse clock
   bool noop_hooks{};   // UMBRA_BENCH_NOOP_HOOKS: hooks that return at once, for benchmarks only
+  uint32_t every_ms{};      // a periodic report (<prefix>.p<n>.*) every this long; 0: none
+  std::string push_url;     // each period's pprof goes to this Pyroscope; empty: none pushed
+  std::string push_name;    // the application name pushed under; empty: the program's
+  std::string push_labels;  // labels pushed beside host, pid and mode: "key=value,..." (checked)
 
   bool operator==(const Config&) const = default;
 };

@@ -4,6 +4,7 @@
 #include <climits>
 
 #include "names/method_patterns.h"
+#include "profiler/pyroscope_ingest.h"
 #include "util/join.h"
 
 namespace umbra {
@@ -70,6 +71,55 @@ Rule format_list(std::vector<std::string> Config::*field) {
             Verdict verdict{.problem = unknown + join(skipped) + known};
             if (!chosen.empty()) verdict.instead = many ? "skipping them" : "skipping it";
             return verdict;
+          }};
+}
+
+Rule duration(uint32_t Config::*field, uint32_t min_ms, uint32_t max_ms, const char* off) {
+  std::string expected = "a duration from " + shown_duration(min_ms) + " to " + shown_duration(max_ms) +
+                         " (like 500ms, 30s, 5m, 1h)";
+  return {expected, [=](const std::string& text, Config& config, int64_t) {
+            std::optional<uint64_t> ms = parse_duration_ms(text, min_ms, max_ms);
+            if (!ms) return Verdict{.problem = "is not " + expected, .instead = off};
+            config.*field = uint32_t(*ms);
+            return Verdict{};
+          }};
+}
+
+std::string shown_duration(uint32_t ms) {
+  if (ms % 3600000 == 0) return std::to_string(ms / 3600000) + "h";
+  if (ms % 60000 == 0) return std::to_string(ms / 60000) + "m";
+  if (ms % 1000 == 0) return std::to_string(ms / 1000) + "s";
+  return std::to_string(ms) + "ms";
+}
+
+Rule push_url(std::string Config::*field) {
+  std::string expected = "an http:// or https:// URL (Pyroscope's, like http://pyroscope:4040)";
+  return {expected, [=](const std::string& text, Config& config, int64_t) {
+            if (!is_push_url(text)) return Verdict{.problem = "is not " + expected, .instead = "not pushing"};
+            config.*field = text;
+            return Verdict{};
+          }};
+}
+
+Rule push_name(std::string Config::*field) {
+  std::string expected = "an application name (letters, digits, and _ . - /)";
+  return {expected, [=](const std::string& text, Config& config, int64_t) {
+            if (!is_application_name(text))
+              return Verdict{.problem = "is not " + expected, .instead = "pushing under the program's name"};
+            config.*field = text;
+            return Verdict{};
+          }};
+}
+
+Rule push_labels(std::string Config::*field) {
+  std::string expected = "a list of labels, key=value,... (keys of letters, digits, _ and .; values without , { } =)";
+  return {expected, [=](const std::string& text, Config& config, int64_t) {
+            std::string bad;
+            if (!parse_labels(text, &bad))
+              return Verdict{.problem = "is not " + expected + ": '" + bad + "' is not a label",
+                             .instead = "pushing with the labels host, pid and mode only"};
+            config.*field = text;
+            return Verdict{};
           }};
 }
 

@@ -70,6 +70,15 @@ Rule log_level(std::string Config::*field);
 std::string log_level_names();  // "trace|debug|...": for the usage text
 Rule format_list(std::vector<std::string> Config::*field);
 Rule launched_pid();
+// A length of time ("500ms", "30s", "5m", "1h") from `min_ms` to `max_ms`, stored in milliseconds; a bad one turns
+// the option off (`off`: what umbra does then).
+Rule duration(uint32_t Config::*field, uint32_t min_ms, uint32_t max_ms, const char* off);
+std::string shown_duration(uint32_t ms);  // "500ms", "30s", "5m", "1h"
+// Pushing to Pyroscope (profiler/pyroscope_ingest.h): its URL, the application name, extra labels. A bad URL pushes
+// nothing; a bad name or label list pushes under the program's name, or with the default labels only.
+Rule push_url(std::string Config::*field);
+Rule push_name(std::string Config::*field);
+Rule push_labels(std::string Config::*field);
 // A list of method patterns (names/method_patterns.h), kept as written; a bad one leaves every method hooked.
 Rule method_patterns(std::string Config::*field);
 

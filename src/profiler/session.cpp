@@ -1,5 +1,6 @@
 #include "profiler/session.h"
 
+#include <time.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -11,6 +12,7 @@
 #include "merge/sampled_tree_builder.h"
 #include "merge/tree_builder.h"
 #include "report/report_tree.h"
+#include "profiler/pyroscope_ingest.h"
 #include "profiler/runtime_version.h"
 #include "snapshot/thread_cpu_time.h"
 #include "util/log.h"
@@ -23,6 +25,19 @@ namespace umbra {
 namespace {
 
 constexpr size_t kSpliceFilterBits = size_t(1) << 16;  // 8 KB; a 16-bit hash picks the bit
+// How long the program's end waits for pushes still queued or in flight (PyroscopePusher::finish).
+constexpr auto kPushWaitAtEnd = std::chrono::seconds(3);
+
+int64_t realtime_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+std::string host_name() {
+  char name[256] = {};
+  return gethostname(name, sizeof name - 1) == 0 && name[0] ? name : "unknown";
+}
 
 ShadowLimits limits_of(const Config& config) {
   ShadowLimits limits;
@@ -55,7 +70,43 @@ clr::HRESULT Session::start() {
   // Asked now: the report may be written where the runtime can no longer answer (exit(), a signal).
   runtime_version_ = runtime_version(*info_);
   process_ = this_process();
-  return config_.mode == Mode::kSampled ? start_sampled() : start_shadow();
+  unix_minus_monotonic_ns_ = realtime_ns() - int64_t(monotonic_ns());
+  clr::HRESULT hr = config_.mode == Mode::kSampled ? start_sampled() : start_shadow();
+  if (clr::succeeded(hr) && !config_.attached) start_report_threads();
+  return hr;
+}
+
+// Periods start with the profile: an attached session's when its sampler starts.
+void Session::start_report_threads() {
+  {
+    std::lock_guard<std::mutex> lock(report_mutex_);
+    period_start_ns_ = monotonic_ns();
+  }
+  if (!config_.push_url.empty()) {
+    PyroscopePusher::Settings push;
+    push.url = config_.push_url;
+    push.application = config_.push_name.empty() ? application_name_of(process_.program) : config_.push_name;
+    push.labels = {{"host", label_value(host_name())}, {"pid", std::to_string(getpid())},
+                   {"mode", mode_name(config_.mode)}};
+    if (std::optional<PushLabels> more = parse_labels(config_.push_labels))
+      push.labels.insert(push.labels.end(), more->begin(), more->end());
+    push.sample_rate_hz = std::max<uint32_t>(1, 1000 / config_.interval_ms);
+    try {
+      pusher_ = std::make_unique<PyroscopePusher>(std::move(push));
+    } catch (const std::exception& e) {
+      log::always(std::string("no thread to push with (") + e.what() + "); not pushing");
+    }
+  }
+  periodic_ = std::make_unique<PeriodicReports>(
+      config_.every_ms, [this](const char* trigger) { return write_period_report(trigger); },
+      [this] {
+        if (!clr::succeeded(info_->InitializeCurrentThread())) log::debug("InitializeCurrentThread failed");
+      });
+  try {
+    periodic_->start();
+  } catch (const std::exception& e) {  // no thread to be had: the program runs on, with the report at its end
+    log::always(std::string("no thread for periodic reports (") + e.what() + "); the report is written at the end only");
+  }
 }
 
 clr::HRESULT Session::start_shadow() {
@@ -173,6 +224,7 @@ clr::HRESULT Session::start_sampled() {
 }
 
 void Session::start_sampling() {
+  if (config_.attached) start_report_threads();
   // Attached: the runtime sends no ThreadCreated for the threads already running; taken from its list now, they are
   // walked from the first tick on (else that tick finds them unknown, counted as thread_not_yet_known).
   clr::ICorProfilerThreadEnum* running = nullptr;
@@ -195,7 +247,7 @@ std::string Session::release_signal_handlers() {
   return sampler_ ? sampler_->release_native_tops(std::chrono::seconds(2)) : "";
 }
 
-Report Session::build_report(const char* trigger) {
+Report Session::build_report(const char* trigger, PeriodCounts::Lens* lens) {
   Report report;
   report.mode = mode_name(config_.mode);
   report.pid = getpid();
@@ -205,13 +257,13 @@ Report Session::build_report(const char* trigger) {
   report.umbra_version = umbra_version();
   report.runtime_frames = config_.runtime_frames;
   report.duration_ns = monotonic_ns() - clock_.start_ns();
-  if (config_.mode == Mode::kSampled) add_sampled_threads(report);
-  else add_shadow_threads(report);
+  if (config_.mode == Mode::kSampled) add_sampled_threads(report, lens);
+  else add_shadow_threads(report, lens);
   report.stats = report_stats(trigger, report.threads.size());
   return report;
 }
 
-ReportThread Session::sampled_thread(const ThreadRegistry::Snapshot& entry) {
+ReportThread Session::sampled_thread(const ThreadRegistry::Snapshot& entry, PeriodCounts::Lens* lens) {
   NameLookup managed = [this](clr::FunctionID f) { return names_.lookup(f); };
   NativeLookup native = [this](uintptr_t ip) { return native_symbols_.lookup(ip); };
   const SampledThread& t = entry.record->sampled;
@@ -220,23 +272,28 @@ ReportThread Session::sampled_thread(const ThreadRegistry::Snapshot& entry) {
   thread.managed_id = t.thread_id;
   thread.name = entry.name;
   thread.exited = entry.ended;
-  thread.managed_samples = t.managed_samples;
-  thread.native_samples = t.native_samples;
-  thread.cpu_ns = cpu_time_of(t.os_tid.load(std::memory_order_relaxed), entry.ended,
-                              t.cpu_ns_seen.load(std::memory_order_relaxed));
-  thread.roots = build_sampled_roots(t.tree, managed, native);
+  ThreadCounts counts{cpu_time_of(t.os_tid.load(std::memory_order_relaxed), entry.ended,
+                                  t.cpu_ns_seen.load(std::memory_order_relaxed)),
+                      t.managed_samples, t.native_samples};
+  if (lens) counts = lens->thread(entry.record.get(), counts);
+  thread.managed_samples = counts.managed_samples;
+  thread.native_samples = counts.native_samples;
+  thread.cpu_ns = counts.cpu_ns;
+  thread.roots = build_sampled_roots(t.tree, managed, native, lens);
   return thread;
 }
 
-void Session::add_sampled_threads(Report& report) {
-  // stop() has returned: the sampler no longer touches the trees.
+void Session::add_sampled_threads(Report& report, PeriodCounts::Lens* lens) {
+  // The sampler writes the trees under its mutex (a periodic report is built while it runs).
+  std::lock_guard<std::mutex> sampler_lock(sampler_->tree_mutex());
   for (const auto& entry : threads_.snapshot())
-    if (entry.record->sampled.tree.samples() > 0) report.threads.push_back(sampled_thread(entry));
+    if (entry.record->sampled.tree.samples() > 0 && (!lens || lens->includes_thread(entry.record.get())))
+      report.threads.push_back(sampled_thread(entry, lens));
   std::stable_sort(report.threads.begin(), report.threads.end(),
                    [](const ReportThread& a, const ReportThread& b) { return a.os_tid < b.os_tid; });
 }
 
-void Session::add_shadow_threads(Report& report) {
+void Session::add_shadow_threads(Report& report, PeriodCounts::Lens* lens) {
   uint64_t now = read_ticks();
   double ns_per_tick = clock_.ns_per_tick();
   NameLookup lookup = [this](clr::FunctionID f) { return names_.lookup(f); };
@@ -255,9 +312,11 @@ void Session::add_shadow_threads(Report& report) {
       return it == splices.end() || !it->second.shown() ? nullptr : &it->second.frames;
     };
 
-  // Focused shadow mode's sampled frames are read under the sampler's mutex: a provisional report is written while
-  // the sampler runs on.
-  std::unique_lock<std::mutex> sampler_lock(sampler_->tree_mutex());
+  // Focused shadow mode's sampled frames are read under the sampler's mutex: a provisional or periodic report is
+  // written while the sampler runs on. Full shadow mode's samples are counts in the nodes: no lock holds the
+  // sampler back while a large tree is read.
+  std::unique_lock<std::mutex> sampler_lock(sampler_->tree_mutex(), std::defer_lock);
+  if (sampler_->stacks_by_signal()) sampler_lock.lock();
   const AboveHooks* above_hooks = sampler_->above_hooks();
   AboveLookup above;
   if (above_hooks && !above_hooks->empty())
@@ -273,13 +332,16 @@ void Session::add_shadow_threads(Report& report) {
   // A thread that never ran a hooked method has no shadow; in focused shadow mode its samples are its own tree.
   std::vector<ThreadRegistry::Snapshot> unhooked_threads;
   for (const ThreadRegistry::Snapshot& t : threads)
-    if (t.record->shadow == nullptr && t.record->sampled.tree.samples() > 0) unhooked_threads.push_back(t);
+    if (t.record->shadow == nullptr && t.record->sampled.tree.samples() > 0 &&
+        (!lens || lens->includes_thread(t.record.get())))
+      unhooked_threads.push_back(t);
   std::erase_if(threads, [](const ThreadRegistry::Snapshot& t) { return t.record->shadow == nullptr; });
   std::sort(threads.begin(), threads.end(), [&](const auto& a, const auto& b) {
     return claim_order[a.record->shadow] > claim_order[b.record->shadow];
   });
   for (const ThreadRegistry::Snapshot& entry : threads) {
     ThreadShadow& shadow = *entry.record->shadow;
+    if (lens && !lens->includes_thread(&shadow)) continue;
     OpenTicks open;
     shadow.for_each_open_frame(now, [&](const CallNode* node, uint64_t ticks) { open[node] += ticks; });
     ReportThread thread;
@@ -287,16 +349,19 @@ void Session::add_shadow_threads(Report& report) {
     if (shadow.thread_id) thread.managed_id = shadow.thread_id;
     thread.name = entry.name;
     thread.exited = shadow.retired.load(std::memory_order_acquire);
-    thread.cpu_ns = cpu_time_of(shadow.os_tid, thread.exited, shadow.sampler_cpu_ns.load(std::memory_order_relaxed));
-    thread.roots = build_roots(shadow.root(), lookup, ns_per_tick, open, splice_of, native, above);
+    ThreadCounts counts;
+    counts.cpu_ns = cpu_time_of(shadow.os_tid, thread.exited, shadow.sampler_cpu_ns.load(std::memory_order_relaxed));
+    if (lens) counts = lens->thread(&shadow, counts);
+    thread.cpu_ns = counts.cpu_ns;
+    thread.roots = build_roots(shadow.root(), lookup, ns_per_tick, open, splice_of, native, above, lens);
     // Focused shadow mode: the samples taken while no hooked method was on the thread's stack.
     if (const SampledTree& sampled = entry.record->sampled.tree; sampled.samples() > 0) {
       SiblingMerger merger(thread.roots);
-      for (ReportNode& root : build_sampled_roots(sampled, lookup, native)) merger.add(std::move(root));
+      for (ReportNode& root : build_sampled_roots(sampled, lookup, native, lens)) merger.add(std::move(root));
     }
     if (!thread.roots.empty()) report.threads.push_back(std::move(thread));
   }
-  for (const ThreadRegistry::Snapshot& entry : unhooked_threads) report.threads.push_back(sampled_thread(entry));
+  for (const ThreadRegistry::Snapshot& entry : unhooked_threads) report.threads.push_back(sampled_thread(entry, lens));
 }
 
 void Session::print_verify_summary() {
@@ -304,23 +369,102 @@ void Session::print_verify_summary() {
     log::always(line);
 }
 
+// "periodic reports: PREFIX.p1.* to PREFIX.p3.*; pushed 2 of them to URL, 1 failed (why)".
+std::string Session::periods_line(uint32_t periods, const std::optional<ReportStats::Push>& push) const {
+  std::string prefix = config_.output_prefix;
+  std::string line = "periodic reports: " + prefix + ".p1.*" + (periods > 1 ? " to " + prefix + ".p" + std::to_string(periods) + ".*" : "");
+  if (push && pusher_) {
+    line += "; pushed " + std::to_string(push->pushed.value_or(0)) + " of them to " + redacted_url(config_.push_url);
+    if (push->failed.value_or(0)) line += ", " + std::to_string(*push->failed) + " failed (" + push->first_failure.value_or("") + ")";
+    if (push->dropped.value_or(0)) line += ", " + std::to_string(*push->dropped) + " dropped (the queue was full)";
+    if (push->abandoned.value_or(0)) line += ", " + std::to_string(*push->abandoned) + " not sent in time at the end";
+  }
+  return line;
+}
+
+bool Session::periods_active() const { return config_.every_ms || !config_.push_url.empty() || periods_written_; }
+
+PeriodicReports::Written Session::write_period_report(const char* trigger) {
+  std::lock_guard<std::mutex> lock(report_mutex_);
+  PeriodicReports::Written written;
+  if (reports_over_) {
+    written.error = "the program is ending: its last reports are being written";
+    return written;
+  }
+  std::string error;
+  if (!run_on_large_stack([&] { written = write_period_locked(trigger); }, &error))
+    written.error = "the report was not written: " + large_stack_refusal(error);
+  return written;
+}
+
+PeriodicReports::Written Session::write_period_locked(const char* trigger) {
+  const uint64_t started_ns = monotonic_ns();
+  PeriodCounts::Lens since_last(period_counts_, PeriodCounts::Use::kPeriod);
+  Report report = build_report(trigger, &since_last);
+  const uint64_t end_ns = monotonic_ns();
+  PeriodicReports::Written written;
+  written.index = ++periods_written_;
+  written.duration_ns = end_ns - period_start_ns_;
+  report.duration_ns = written.duration_ns;
+  // Only what happened in the period: threads and nodes where nothing did are left out.
+  for (ReportThread& thread : report.threads) drop_empty_nodes(thread.roots);
+  std::erase_if(report.threads, [](const ReportThread& t) { return t.roots.empty(); });
+  report.stats.threads_reported = report.threads.size();
+  report.stats.period = ReportStats::Period{.index = written.index, .start_unix_ns = unix_ns_at(period_start_ns_),
+                                            .end_unix_ns = unix_ns_at(end_ns), .unread = {}};
+  if (pusher_) report.stats.push = pusher_->stats();
+  const uint64_t built_ns = monotonic_ns();
+  OutputRequest request{config_.output_prefix + ".p" + std::to_string(written.index), config_.formats,
+                        config_.min_percent, report.pid, {}};
+  written.files = write_report_files(report, request, [](const std::string& line) { log::always(line); });
+  if (pusher_) pusher_->push(render_format(report, "pprof", request), unix_ns_at(period_start_ns_), unix_ns_at(end_ns));
+  log::info("period {} ({}): {} threads; the tree built in {} ms, the files written in {} ms", written.index, trigger,
+            report.threads.size(), (built_ns - started_ns) / 1000000, (monotonic_ns() - built_ns) / 1000000);
+  period_start_ns_ = end_ns;
+  return written;
+}
+
+void Session::join_report_threads() {
+  if (periodic_) periodic_->join();
+  if (pusher_) pusher_->join();
+}
+
 void Session::finish(const char* trigger, bool runtime_usable, bool provisional) {
   std::lock_guard<std::mutex> lock(finish_mutex_);
   if (finished_) return;
   finished_ = !provisional;
+  if (periodic_ && !provisional) periodic_->stop();
+  if (periodic_ && provisional) periodic_->remove_fifo();
   if (sampler_ && !provisional) sampler_->stop();
   if (!provisional) stop_coarse_clock();
   if (!runtime_usable) names_.freeze();
+  // After a periodic report being written, if any.
+  std::lock_guard<std::mutex> reports(report_mutex_);
+  reports_over_ = !provisional;
   std::string error;
   bool ran = run_on_large_stack([&] {
     uint64_t started_ns = monotonic_ns();
-    Report report = build_report(trigger);
+    // The last period first; then the whole run, as that period read it, so that the periods add up to it.
+    std::optional<PeriodCounts::Lens> as_last_read;
+    if (periods_active()) {
+      write_period_locked(trigger);
+      as_last_read.emplace(period_counts_, PeriodCounts::Use::kLastRead);
+    }
+    if (pusher_) {
+      // abort() waits for the report only so long (termination_signals.cpp): no push waits there.
+      auto wait = std::string_view(trigger) == "signal_sigabrt" ? std::chrono::seconds(0) : kPushWaitAtEnd;
+      if (provisional) pusher_->drain(std::chrono::steady_clock::now() + wait);
+      else pusher_->finish(std::chrono::steady_clock::now() + wait);
+    }
+    Report report = build_report(trigger, as_last_read ? &*as_last_read : nullptr);
+    if (pusher_) report.stats.push = pusher_->stats();
     uint64_t built_ns = monotonic_ns();
     OutputRequest request{config_.output_prefix, config_.formats, config_.min_percent, report.pid, {}};
     auto written = write_report_files(report, request, [](const std::string& line) { log::always(line); });
     log::info("report ({}): the tree built in {} ms, the files written in {} ms", trigger,
               (built_ns - started_ns) / 1000000, (monotonic_ns() - built_ns) / 1000000);
     log::always(summary_line(report, written));
+    if (as_last_read) log::always(periods_line(periods_written_, report.stats.push));
     if (config_.verify && config_.mode == Mode::kShadow) print_verify_summary();
     if (config_.verify && config_.mode == Mode::kSampled) {
       std::string walks = signal_walk_check_line(report.stats);

@@ -11,10 +11,13 @@
 #include "hooks/coarse_clock.h"
 #include "hooks/shadow_pool.h"
 #include "hooks/tick_clock.h"
+#include "merge/period_counts.h"
 #include "names/function_names.h"
 #include "names/hook_selection.h"
 #include "profiler/config.h"
+#include "profiler/periodic_reports.h"
 #include "profiler/process_identity.h"
+#include "profiler/pyroscope_pusher.h"
 #include "profiler/ready_to_run_windows.h"
 #include "report/report.h"
 #include "snapshot/native_symbols.h"
@@ -52,13 +55,29 @@ class Session {
   // Writes the report unless it was written already. `trigger` says which exit path got here first.
   // `runtime_usable` is false once the runtime may be torn down: names then come from the cache only.
   // A second caller waits until the first has written. A provisional report may be replaced by a later one.
+  // Once periodic reports are on (--every, --push, or one was asked for), the last period's report is written (and
+  // pushed) first, and the report of the whole run is the sum of the periods.
   void finish(const char* trigger, bool runtime_usable, bool provisional = false);
 
+  // The report of the period since the previous one (<prefix>.p<n>.*), pushed when pushing; on umbra's periodic
+  // thread (periodic_reports.h) while the program runs. `trigger`: "period_every" or "period_request".
+  PeriodicReports::Written write_period_report(const char* trigger);
+  // An attached session's end, after finish(): waits for umbra's periodic and push threads to return.
+  void join_report_threads();
+
  private:
-  Report build_report(const char* trigger);
-  void add_shadow_threads(Report& report);
-  void add_sampled_threads(Report& report);
-  ReportThread sampled_thread(const ThreadRegistry::Snapshot& entry);
+  // With `lens`, counts are read through it (merge/period_counts.h): a period's, or the whole run's as the last
+  // period read it.
+  Report build_report(const char* trigger, PeriodCounts::Lens* lens = nullptr);
+  void add_shadow_threads(Report& report, PeriodCounts::Lens* lens);
+  void add_sampled_threads(Report& report, PeriodCounts::Lens* lens);
+  ReportThread sampled_thread(const ThreadRegistry::Snapshot& entry, PeriodCounts::Lens* lens);
+  // Under report_mutex_, on a large stack: builds, writes and pushes the period that ends now.
+  PeriodicReports::Written write_period_locked(const char* trigger);
+  bool periods_active() const;  // under report_mutex_
+  std::string periods_line(uint32_t periods, const std::optional<ReportStats::Push>& push) const;
+  void start_report_threads();
+  uint64_t unix_ns_at(uint64_t monotonic) const { return uint64_t(int64_t(monotonic) + unix_minus_monotonic_ns_); }
   // The report's "stats" (session_stats.cpp).
   ReportStats report_stats(const char* trigger, size_t threads_reported);
   void print_verify_summary();
@@ -86,6 +105,15 @@ class Session {
   bool clock_stopped_ = false;  // under clock_mutex_: the session is over, the clock never starts again
   std::mutex finish_mutex_;
   bool finished_ = false;  // under finish_mutex_
+  // One report at a time: the periodic thread's and the exit's. Taken after finish_mutex_, never before it.
+  std::mutex report_mutex_;
+  PeriodCounts period_counts_;    // under report_mutex_
+  uint32_t periods_written_ = 0;  // under report_mutex_
+  uint64_t period_start_ns_ = 0;  // under report_mutex_: monotonic
+  bool reports_over_ = false;     // under report_mutex_: the final report is written
+  int64_t unix_minus_monotonic_ns_ = 0;
+  std::unique_ptr<PyroscopePusher> pusher_;
+  std::unique_ptr<PeriodicReports> periodic_;
 };
 
 }  // namespace umbra

@@ -43,6 +43,18 @@ std::optional<bool> parse_bool(const std::string& text) {
   return std::nullopt;
 }
 
+std::optional<uint64_t> parse_duration_ms(const std::string& text, uint64_t min_ms, uint64_t max_ms) {
+  size_t digits = 0;
+  while (digits < text.size() && (std::isdigit((unsigned char)text[digits]) || text[digits] == '.')) ++digits;
+  const std::string unit = lower(text.substr(digits));
+  double ms_per_unit = unit == "ms" ? 1 : unit == "s" || unit.empty() ? 1e3 : unit == "m" ? 6e4 : unit == "h" ? 3.6e6 : 0;
+  std::optional<double> number = parse_decimal(text.substr(0, digits), 0, 1e12);
+  if (!number || ms_per_unit == 0) return std::nullopt;
+  double ms = std::round(*number * ms_per_unit);
+  if (ms < double(min_ms) || ms > double(max_ms)) return std::nullopt;
+  return uint64_t(ms);
+}
+
 std::vector<std::string> split_list(const std::string& text) {
   std::vector<std::string> out;
   size_t start = 0;

@@ -113,6 +113,41 @@ struct ReportStats {
     }
   };
 
+  // A periodic report (--every, or asked for while the program ran): which one, and the period it holds, in Unix
+  // time. The counts of the report are that period's; the stats are the run's up to its end.
+  struct Period {
+    std::optional<uint64_t> index, start_unix_ns, end_unix_ns;
+    JsonValue::Object unread;  // see ReportStats::unread
+    bool operator==(const Period&) const = default;
+
+    template <typename Self, typename Visit>
+    static void for_each_field(Self& p, Visit&& visit) {
+      visit("index", p.index);
+      visit("start_unix_ns", p.start_unix_ns);
+      visit("end_unix_ns", p.end_unix_ns);
+    }
+  };
+
+  // Periods pushed to Pyroscope (--push), up to when the report was written: sent and answered with success,
+  // given up after every attempt, attempts made again, left out when the queue was full, and still unsent when the
+  // wait at the end ran out.
+  struct Push {
+    std::optional<uint64_t> pushed, failed, retries, dropped, abandoned;
+    std::optional<std::string> first_failure;  // why the first one failed
+    JsonValue::Object unread;  // see ReportStats::unread
+    bool operator==(const Push&) const = default;
+
+    template <typename Self, typename Visit>
+    static void for_each_field(Self& p, Visit&& visit) {
+      visit("pushed", p.pushed);
+      visit("failed", p.failed);
+      visit("retries", p.retries);
+      visit("dropped", p.dropped);
+      visit("abandoned", p.abandoned);
+      visit("first_failure", p.first_failure);
+    }
+  };
+
   std::optional<std::string> report_trigger;
   std::optional<bool> partial;  // written by a signal while the program still ran
   // Shadow mode only, down to drops.
@@ -131,6 +166,8 @@ struct ReportStats {
   std::optional<Sampler> sampler;
   std::optional<Reconcile> reconcile;  // shadow mode
   std::optional<uint64_t> threads_created, threads_destroyed, threads_reported, functions_named, jit_compilations;
+  std::optional<Period> period;
+  std::optional<Push> push;
   // Keys this umbra does not read (from a newer one), or whose value it cannot: kept as they were and written after
   // the others, so such a report loads and is written again whole.
   JsonValue::Object unread;
@@ -166,6 +203,8 @@ struct ReportStats {
     visit("threads_reported", s.threads_reported);
     visit("functions_named", s.functions_named);
     visit("jit_compilations", s.jit_compilations);
+    visit("period", s.period);
+    visit("push", s.push);
   }
 };
 

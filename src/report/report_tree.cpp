@@ -44,6 +44,14 @@ void merge_node(ReportNode& into, ReportNode&& from) {
   for (auto& child : from.children) children.add(std::move(child));
 }
 
+void drop_empty_nodes(std::vector<ReportNode>& nodes) {
+  for (ReportNode& node : nodes) drop_empty_nodes(node.children);
+  std::erase_if(nodes, [](const ReportNode& node) {
+    return node.children.empty() && node.calls.value_or(0) == 0 && node.total_ns.value_or(0) == 0 &&
+           node.self_samples == 0;
+  });
+}
+
 void finish_totals(ReportNode& node) {
   uint64_t children_ns = 0, children_samples = 0, children_cpu_samples = 0;
   for (auto& child : node.children) {

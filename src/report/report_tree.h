@@ -30,6 +30,10 @@ class SiblingMerger {
 // Adds `from` into `into` (same method): counters summed, children merged by frame.
 void merge_node(ReportNode& into, ReportNode&& from);
 
+// Removes the nodes in which nothing happened (no call, sample or time of their own or below them): a period's
+// report holds only what that period saw.
+void drop_empty_nodes(std::vector<ReportNode>& nodes);
+
 // Recomputes self_ns, samples and cpu_samples bottom-up: self = total - sum(children totals); samples = self +
 // children.
 void finish_totals(ReportNode& node);

@@ -138,13 +138,18 @@ std::string stats_lines(const ReportStats& stats) {
   return out;
 }
 
+// "period 3: " for a periodic report (its duration follows), else "".
+std::string period_of(const ReportStats& stats) {
+  return stats.period && stats.period->index ? "period " + std::to_string(*stats.period->index) + ": " : "";
+}
+
 }  // namespace
 
 // Header lines are built as strings, not in fixed buffers: they hold names, and a long one must not cut the line.
 std::string report_to_text(const Report& report, double min_percent) {
   std::string umbra = report.umbra_version.empty() ? "umbra " : "umbra " + display_text(report.umbra_version) + " ";
   std::string out = umbra + display_text(report.mode) + " profile of pid " + std::to_string(report.pid) +
-                    " (runtime " + display_text(report.runtime) + "), " +
+                    " (runtime " + display_text(report.runtime) + "), " + period_of(report.stats) +
                     three_decimals(double(report.duration_ns) / 1e9) + " s, " +
                     std::to_string(report.threads.size()) + " threads\n";
   out += stats_lines(report.stats);

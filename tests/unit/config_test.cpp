@@ -204,3 +204,61 @@ TEST(Config, FormatsKeepKnownOnesAndDropTheRest) {
 
 }  // namespace
 }  // namespace umbra
+
+namespace umbra {
+namespace {
+
+TEST(Config, PeriodsAndPushing) {
+  std::vector<std::string> warnings;
+  Config c = load({{"UMBRA_EVERY", "1.5s"},
+                   {"UMBRA_PUSH", "https://user:token@profiles.example:443/base"},
+                   {"UMBRA_PUSH_NAME", "orders/api-1"},
+                   {"UMBRA_PUSH_LABELS", "env=prod,region=eu-west.1"}},
+                  warnings);
+  EXPECT_TRUE(warnings.empty()) << warnings[0];
+  EXPECT_EQ(c.every_ms, 1500u);
+  EXPECT_EQ(c.push_url, "https://user:token@profiles.example:443/base");
+  EXPECT_EQ(c.push_name, "orders/api-1");
+  EXPECT_EQ(c.push_labels, "env=prod,region=eu-west.1");
+  for (auto [text, ms] : std::vector<std::pair<const char*, uint32_t>>{
+           {"100ms", 100}, {"30", 30000}, {"5m", 300000}, {"1h", 3600000}, {"24h", 86400000}, {"0.25s", 250}}) {
+    EXPECT_EQ(load({{"UMBRA_EVERY", text}}, warnings).every_ms, ms) << text;
+    EXPECT_TRUE(warnings.empty()) << text;
+  }
+}
+
+// Each bad value: one line naming the variable, the value and what umbra does instead; nothing is pushed or
+// written every period.
+TEST(Config, BadPeriodsAndPushingSayWhatUmbraDoesInstead) {
+  struct Case {
+    const char* variable;
+    const char* value;
+    const char* instead;
+  };
+  for (const Case& bad : std::vector<Case>{{"UMBRA_EVERY", "99ms", "; no periodic reports"},
+                                           {"UMBRA_EVERY", "25h", "; no periodic reports"},
+                                           {"UMBRA_EVERY", "5 min", "; no periodic reports"},
+                                           {"UMBRA_EVERY", "-1s", "; no periodic reports"},
+                                           {"UMBRA_EVERY", "", "; no periodic reports"},
+                                           {"UMBRA_PUSH", "pyroscope:4040", "; not pushing"},
+                                           {"UMBRA_PUSH", "http://", "; not pushing"},
+                                           {"UMBRA_PUSH", "http://host/ingest?name=x", "; not pushing"},
+                                           {"UMBRA_PUSH", "http://a b", "; not pushing"},
+                                           {"UMBRA_PUSH_NAME", "my app", "; pushing under the program's name"},
+                                           {"UMBRA_PUSH_NAME", "app{x=y}", "; pushing under the program's name"},
+                                           {"UMBRA_PUSH_LABELS", "env", "; pushing with the labels host, pid and mode only"},
+                                           {"UMBRA_PUSH_LABELS", "env=a,b}=c", "; pushing with the labels host, pid and mode only"},
+                                           {"UMBRA_PUSH_LABELS", "__name__=x", "; pushing with the labels host, pid and mode only"},
+                                           {"UMBRA_PUSH_LABELS", "env=a=b", "; pushing with the labels host, pid and mode only"}}) {
+    std::vector<std::string> warnings;
+    Config c = load({{bad.variable, bad.value}}, warnings);
+    std::string quoted = std::string(bad.variable) + "='" + bad.value + "'";
+    ASSERT_EQ(warnings.size(), 1u) << quoted;
+    EXPECT_EQ(warnings[0].rfind(quoted + " is not ", 0), 0u) << warnings[0];
+    EXPECT_NE(warnings[0].find(bad.instead), std::string::npos) << warnings[0];
+    EXPECT_TRUE(c == readme_defaults()) << quoted;
+  }
+}
+
+}  // namespace
+}  // namespace umbra

@@ -26,6 +26,13 @@ TEST(TextWriter, HeaderNamesTheUmbraVersionTheProgramAndItsCommandLine) {
             "not captured: stack_overflow=2");
 }
 
+TEST(TextWriter, APeriodsHeaderSaysWhichPeriod) {
+  Report report = testing::known_report();
+  report.stats.period = ReportStats::Period{.index = 3, .start_unix_ns = 1, .end_unix_ns = 2, .unread = {}};
+  std::string text = report_to_text(report, 0.5);
+  EXPECT_EQ(text.substr(0, text.find('\n')), "umbra shadow profile of pid 42 (runtime 10.0.0), period 3: 2.000 s, 2 threads");
+}
+
 TEST(TextWriter, HeaderThreadsAndIndentedTree) {
   std::string text = report_to_text(testing::known_report(), 0.5);
   EXPECT_NE(text.find("umbra shadow profile of pid 42 (runtime 10.0.0), 2.000 s, 2 threads"), std::string::npos);

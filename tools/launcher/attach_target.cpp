@@ -26,9 +26,9 @@ std::optional<std::string> read_proc(const std::string& path) {
   return text.str();
 }
 
-std::string permission_denied(long long pid) {
-  return "permission denied: pid " + std::to_string(pid) +
-         " belongs to another user; attach as that user (or as root)";
+std::string permission_denied(long long pid, const char* what = "attach") {
+  return "permission denied: pid " + std::to_string(pid) + " belongs to another user; " + what +
+         " as that user (or as root)";
 }
 
 // NAME=VALUE entries of a NUL-separated environment.
@@ -119,6 +119,34 @@ std::optional<ProcessStat> read_process_stat(long long pid) {
 
 std::string diagnostics_socket_name(const std::string& directory, long long pid, unsigned long long start_ticks) {
   return directory + "/dotnet-diagnostic-" + std::to_string(pid) + "-" + std::to_string(start_ticks) + "-socket";
+}
+
+ProcessBasics process_basics(long long pid) {
+  ProcessBasics basics;
+  std::string id = std::to_string(pid);
+  if (kill(pid_t(pid), 0) != 0) {
+    basics.problem = errno == EPERM ? permission_denied(pid, "ask") : "no process has pid " + id;
+    return basics;
+  }
+  std::string proc = "/proc/" + id;
+  std::string comm = read_proc(proc + "/comm").value_or("?");
+  if (!comm.empty() && comm.back() == '\n') comm.pop_back();
+  basics.name = display_text(comm);
+  std::optional<std::string> environ = read_proc(proc + "/environ");
+  std::optional<std::string> status = read_proc(proc + "/status");
+  if (!environ || !status) {
+    basics.problem = errno == EACCES || errno == EPERM ? permission_denied(pid, "ask")
+                                                       : "cannot read " + proc + ": " + std::strerror(errno);
+    return basics;
+  }
+  AttachTarget owner;
+  read_owner(*status, owner);
+  basics.uid = owner.uid;
+  basics.gid = owner.gid;
+  basics.tmp_directory = variable(*environ, "TMPDIR").value_or("");
+  while (basics.tmp_directory.size() > 1 && basics.tmp_directory.back() == '/') basics.tmp_directory.pop_back();
+  if (basics.tmp_directory.empty()) basics.tmp_directory = "/tmp";
+  return basics;
 }
 
 AttachTarget find_attach_target(long long pid) {

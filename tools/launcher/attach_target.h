@@ -23,6 +23,15 @@ struct AttachTarget {
 
 AttachTarget find_attach_target(long long pid);
 
+// What `umbra dump` needs of a process: its name, user and group, and $TMPDIR as it has it (/tmp if unset);
+// `problem` set (one line) when there is no such process or it is another user's.
+struct ProcessBasics {
+  std::string name, tmp_directory, problem;
+  uid_t uid = 0;
+  gid_t gid = 0;
+};
+ProcessBasics process_basics(long long pid);
+
 // Fields 3 and 22 of /proc/{pid}/stat: the state ('Z' for a process that has ended but not been reaped) and the
 // start time, which tells the process from a later one given the same pid. Nothing when no process has the pid.
 struct ProcessStat {

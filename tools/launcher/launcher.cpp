@@ -12,6 +12,7 @@
 #include "profiler/options.h"
 #include "profiler/value_parsers.h"
 #include "util/paths.h"
+#include "dump_command.h"
 #include "report_command.h"
 
 namespace umbra::launcher {
@@ -24,11 +25,13 @@ bool readable(const std::string& path) { return access(path.c_str(), R_OK) == 0;
 std::string usage() {
   std::string text = "usage: umbra run [options] -- COMMAND [ARGS...]\n";
   text += "       umbra attach PID [--duration S] [options]\n";
+  text += "       " + std::string(kDumpSynopsis) + "\n";
   text += "       " + std::string(kReportSynopsis) +
           "\n"
           "run: runs COMMAND (a .NET program) under the umbra profiler and returns its exit code.\n"
           "attach: profiles the running .NET program PID in sampled mode for S seconds (or until Ctrl-C), writes\n"
           "        the report, and detaches; the program runs on without umbra.\n"
+          "dump: asks the profiled program PID for the report of the period since its previous one (PREFIX.p<n>.*)\n"
           "\n"
           "options (each also an environment variable):\n";
   for (const Option& o : options()) {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "attach_command.h"
+#include "dump_command.h"
 #include "clr/guids.h"
 #include "launcher.h"
 #include "output_directory.h"
@@ -96,6 +97,7 @@ int main(int argc, char** argv) {
   using namespace umbra::launcher;
   std::vector<std::string> args(argv + 1, argv + argc);
   if (!args.empty() && args[0] == "report") return run_report_command({args.begin() + 1, args.end()});
+  if (!args.empty() && args[0] == "dump") return run_dump_command({args.begin() + 1, args.end()});
   ParseResult parsed = parse_command_line(args);
   if (parsed.help) {
     std::fputs(usage().c_str(), stdout);

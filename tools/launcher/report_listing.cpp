@@ -33,6 +33,16 @@ std::string process_named_by(const std::vector<std::string>& files) {
   return "";
 }
 
+// "7 periodic reports: P.p1.* to P.p7.* (.json, .txt)", or "" when there are none.
+std::string periods_of(const std::string& prefix, const PeriodicReportFiles& periods) {
+  if (periods.numbers.empty()) return "";
+  size_t count = periods.numbers.size();
+  std::string first = prefix + ".p" + std::to_string(*periods.numbers.begin()) + ".*";
+  std::string last = prefix + ".p" + std::to_string(*periods.numbers.rbegin()) + ".*";
+  return std::to_string(count) + (count == 1 ? " periodic report: " + first : " periodic reports: " + first + " to " + last) +
+         " (" + join(periods.extensions) + ")";
+}
+
 }  // namespace
 
 std::string report_listing(const std::string& prefix, int status) {
@@ -48,12 +58,16 @@ std::string report_listing(const std::string& prefix, int status) {
   } else {
     out += "umbra: no report at " + prefix + ".* (see the messages above)\n";
   }
+  if (std::string periods = periods_of(prefix, files.launched_periods); !periods.empty())
+    out += "umbra: " + periods + "\n";
   if (!files.descendants.empty()) {
     out += "umbra: reports of " + std::to_string(files.descendants.size()) + " descendant processes:\n";
     for (const ProcessReportFiles& process : files.descendants) {
       std::string name = process_named_by(process.files);
       if (name.empty()) name = "pid " + std::to_string(process.pid);
-      out += "umbra:   " + name + ": " + join(process.files) + "\n";
+      std::string periods = periods_of(prefix + "." + std::to_string(process.pid), process.periods);
+      out += "umbra:   " + name + ": " + join(process.files) + (process.files.empty() || periods.empty() ? "" : "; ") +
+             periods + "\n";
     }
   }
   return out;

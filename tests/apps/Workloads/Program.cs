@@ -15,6 +15,10 @@
 //                prints the process's RSS once a minute after a full GC
 //   cpuwait MS   the main thread computes in Crunch() for MS milliseconds while a thread named "waiter" is blocked
 //                in Monitor.Wait the whole time; prints "cpuwait done" once the waiter has been released
+//   steady MS    for MS milliseconds, Step() in a loop with short sleeps, and every 200 ms a new thread that calls
+//                Step() 1,000 times and ends; prints "steady done"
+//   phases DIR   calls Phase() 100 times, writes its process id to DIR/phase1, waits until DIR/go exists, calls
+//                Phase() 50 more times; prints "phases done" (a report asked for in between holds the first 100)
 using System;
 using System.Collections.Generic;
 using System.Diagnostics;
@@ -32,7 +36,7 @@ public static class Program
     public static int Main(string[] args)
     {
         string what = args.Length > 0 ? args[0] : "async";
-        int n = args.Length > 1 ? int.Parse(args[1]) : 0;
+        int n = args.Length > 1 && int.TryParse(args[1], out int parsed) ? parsed : 0;
         switch (what)
         {
             case "async": Console.WriteLine($"async leaves={RunAsync().GetAwaiter().GetResult()}"); break;
@@ -44,6 +48,8 @@ public static class Program
             case "bias": RunBias(n); break;
             case "soak": RunSoak(n); break;
             case "cpuwait": RunCpuWait(n); break;
+            case "steady": RunSteady(n); break;
+            case "phases": RunPhases(args[1]); break;
             default: Console.Error.WriteLine($"unknown workload '{what}'"); return 2;
         }
         return 0;
@@ -337,6 +343,41 @@ public static class Program
         for (int i = 0; i < n; i++) x = x * 6364136223846793005L + (x >> 29);
         return x;
     }
+
+    static void RunSteady(int ms)
+    {
+        var clock = Stopwatch.StartNew();
+        long nextThread = 0;
+        while (clock.ElapsedMilliseconds < ms)
+        {
+            for (int i = 0; i < 500; i++) sink += Step(i);
+            if (clock.ElapsedMilliseconds >= nextThread)
+            {
+                nextThread += 200;
+                var t = new Thread(() => { for (int i = 0; i < 1000; i++) Interlocked.Add(ref sink, Step(i)); });
+                t.Start();
+                t.Join();
+            }
+            Thread.Sleep(2);
+        }
+        Console.WriteLine("steady done");
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static int Step(int i) => i & 7;
+
+    static void RunPhases(string dir)
+    {
+        for (int i = 0; i < 100; i++) sink += Phase(i);
+        File.WriteAllText(Path.Combine(dir, "phase1.tmp"), Environment.ProcessId.ToString());
+        File.Move(Path.Combine(dir, "phase1.tmp"), Path.Combine(dir, "phase1"));
+        while (!File.Exists(Path.Combine(dir, "go"))) Thread.Sleep(10);
+        for (int i = 0; i < 50; i++) sink += Phase(i);
+        Console.WriteLine("phases done");
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static int Phase(int i) => i % 3;
 
     static void RunSoak(int seconds)
     {
