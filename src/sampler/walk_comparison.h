@@ -20,7 +20,7 @@ enum class WalkDifference : size_t {
   kExtraFrames,        // the signal walk has managed frames the snapshot does not
   kTruncated,          // the signal walk stopped at its frame limit
   kFaulted,            // the signal walk faulted (a corrupt chain)
-  kNoAnswer,           // the thread did not answer the signal in time
+  kNoAnswer,           // the thread did not answer the signal in time (its frames are not counted as checked)
   kCount
 };
 
