@@ -72,8 +72,8 @@ TEST(SignalWalker, NoSafePointBias) {
 }
 
 // Checked at every tick (--verify) against DoStackSnapshot's walk of the same stopped moment: every walk that
-// differs is counted under a named difference, and on a CPU-bound program with calls at least 99% of the managed
-// frames agree. (Programs whose threads stop in the GC or in methods replaced on stack agree less: see the README.)
+// differs is counted under a named difference, and on a CPU-bound program with calls nearly all managed frames
+// agree. (Programs whose threads stop in the GC or in methods replaced on stack agree less: see the README.)
 TEST(SignalWalker, AgreesWithTheRuntimesOwnWalks) {
   std::string dir = scratch_dir("walker_checked");
   for (const char* workload : {"split", "async"}) {
@@ -99,7 +99,9 @@ TEST(SignalWalker, AgreesWithTheRuntimesOwnWalks) {
         << r.err;
     if (std::string(workload) != "split") continue;
     EXPECT_GT(walks, 100u) << text;
-    EXPECT_GE(double(frames_agreed), 0.99 * double(frames)) << text;
+    // Measured 99.0-100% in runs of this program; 97% guards against a chain that loses frames (an on-stack
+    // replaced method losing its caller gave 95%) without failing on a run's few unresolved new methods.
+    EXPECT_GE(double(frames_agreed), 0.97 * double(frames)) << text;
   }
 }
 
