@@ -73,7 +73,7 @@ TEST(SignalWalker, NoSafePointBias) {
 
 // Checked at every tick (--verify) against DoStackSnapshot's walk of the same stopped moment: every walk that
 // differs is counted under a named difference, and on a CPU-bound program with calls nearly all managed frames
-// agree. (Programs whose threads stop in the GC or in methods replaced on stack agree less: see the README.)
+// agree. (Programs whose threads stop in the GC agree less: see the README.)
 TEST(SignalWalker, AgreesWithTheRuntimesOwnWalks) {
   std::string dir = scratch_dir("walker_checked");
   for (const char* workload : {"split", "async"}) {
