@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "e2e_env.h"
+#include "go_pprof.h"
 #include "process.h"
 #include "report_query.h"
 
@@ -39,20 +40,9 @@ class Pprof : public ::testing::Test {
   }
   static std::string path(const std::string& name) { return *dir_ + "/" + name; }
 
-  // `go tool pprof ARGS`, with Go's caches and pprof's own directory in the scratch directory (the test's
-  // environment may have no HOME), and never the network.
+  // `go tool pprof ARGS` (go_pprof.h), its caches in the test's scratch directory.
   static ProcessResult pprof(const std::vector<std::string>& args) {
-    std::string home = path("go-home");
-    std::filesystem::create_directories(home);
-    std::vector<std::string> argv = {UMBRA_TEST_GO, "tool", "pprof"};
-    argv.insert(argv.end(), args.begin(), args.end());
-    ProcessResult r = run_process(argv, {{"HOME", home},
-                                         {"GOCACHE", home + "/cache"},
-                                         {"GOPATH", home + "/go"},
-                                         {"PPROF_TMPDIR", home + "/pprof"},
-                                         {"GOTOOLCHAIN", "local"},
-                                         {"GOPROXY", "off"},
-                                         {"GOFLAGS", kUnset}});
+    ProcessResult r = run_go_pprof(args, *dir_);
     EXPECT_EQ(r.exit_code, 0) << "go tool pprof failed (is golang-go installed? tools/test.sh installs it)\n"
                               << r.out << r.err;
     return r;

@@ -11,6 +11,7 @@
 
 #include "e2e_env.h"
 #include "http_receiver.h"
+#include "go_pprof.h"
 #include "process.h"
 #include "report_query.h"
 
@@ -44,16 +45,7 @@ uint64_t push_stat(const JsonValue& report, const char* field) {
 
 // `go tool pprof -top FILE`'s total of the samples sample type ("... of N total").
 uint64_t pprof_total_samples(const std::string& file, const std::string& scratch) {
-  std::string home = scratch + "/go-home";
-  std::filesystem::create_directories(home);
-  ProcessResult r = run_process({UMBRA_TEST_GO, "tool", "pprof", "-top", "-sample_index=samples", file},
-                                {{"HOME", home},
-                                 {"GOCACHE", home + "/cache"},
-                                 {"GOPATH", home + "/go"},
-                                 {"PPROF_TMPDIR", home + "/pprof"},
-                                 {"GOTOOLCHAIN", "local"},
-                                 {"GOPROXY", "off"},
-                                 {"GOFLAGS", kUnset}});
+  ProcessResult r = run_go_pprof({"-top", "-sample_index=samples", file}, scratch);
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   std::smatch m;
   if (!std::regex_search(r.out, m, std::regex(R"(of (\d+) total)"))) {
