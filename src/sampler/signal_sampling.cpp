@@ -150,11 +150,18 @@ void SignalSampling::count_on_node(SampledThread& thread, CallNode* node, bool o
   thread.last_signal_sample = SampledThread::LastSignalSample{0, nullptr, 0, node};
 }
 
+// The method the return address on top of the interrupted stack returns into (a frameless leaf's caller), or 0. The
+// handler keeps that word only when it returns into managed code; 0 is not looked up (an address not found makes
+// MethodsByIp read the process's mappings again).
+clr::FunctionID SignalSampling::caller_on_top(const NativeCapture& capture) {
+  return capture.word_at_sp != 0 ? methods_.function_at(capture.word_at_sp - 1) : 0;
+}
+
 // The capture's frames as methods and native IPs, leaf first, with the caller a frameless leaf hid put back.
 void SignalSampling::managed_stack_of(const NativeCapture& capture) {
   methods_.resolve(capture, leaf_first_);
-  clr::FunctionID returns_into = outside_elf_code(capture.word_at_sp) ? methods_.function_at(capture.word_at_sp - 1) : 0;
-  auto at = align_with_shadow(leaf_first_.data(), leaf_first_.size(), nullptr, returns_into, capture.truncated);
+  auto at = align_with_shadow(leaf_first_.data(), leaf_first_.size(), nullptr, caller_on_top(capture),
+                              capture.truncated);
   if (at.leaf_caller) leaf_first_.insert(leaf_first_.begin() + 1, SampleFrame{at.leaf_caller, false});
 }
 
@@ -166,9 +173,7 @@ void SignalSampling::attribute_stack(SampledThread& thread, bool on_cpu, Sampler
   SignalStackAlignment at{Outcome::kUnaligned};
   if (!capture.faulted) {
     methods_.resolve(capture, leaf_first_);
-    clr::FunctionID returns_into = outside_elf_code(capture.word_at_sp) ? methods_.function_at(capture.word_at_sp - 1)
-                                                                        : 0;
-    at = align_with_shadow(leaf_first_.data(), leaf_first_.size(), node, returns_into, capture.truncated);
+    at = align_with_shadow(leaf_first_.data(), leaf_first_.size(), node, caller_on_top(capture), capture.truncated);
   }
   switch (at.outcome) {
     case Outcome::kOnHookedFrame: count_on_node(thread, node, on_cpu, tick); return;

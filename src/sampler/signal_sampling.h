@@ -54,6 +54,7 @@ class SignalSampling {
  private:
   void attribute_stack(SampledThread& thread, bool on_cpu, SamplerStats& tick);
   void managed_stack_of(const NativeCapture& capture);
+  clr::FunctionID caller_on_top(const NativeCapture& capture);
   ThreadShadow* shadow_of(clr::ThreadID id) const;
   void count_on_node(SampledThread& thread, CallNode* node, bool on_cpu, SamplerStats& tick);
   void count_on_shadow(SampledThread* thread, const ThreadShadow* shadow, bool on_cpu, SamplerStats& tick);
