@@ -53,6 +53,20 @@ __attribute__((no_sanitize("address"))) bool follows_a_call(uintptr_t ret, uintp
   return false;
 }
 
+// A word that looks like a return address: inside an executable mapping, just after a call instruction.
+__attribute__((no_sanitize("address"))) bool is_return_address(uintptr_t word) {
+  const CodeRange* range = executable_range_of(word);
+  return range != nullptr && follows_a_call(word, range->start);
+}
+
+// Adds a frame found on the stack rather than by the chain, marked as recovered. False when the capture is full.
+bool add_recovered(NativeCapture& capture, uint32_t& count, uintptr_t ip) {
+  if (count == NativeCapture::kMaxFrames) return false;
+  capture.recovered[count / 64] |= uint64_t(1) << (count % 64);
+  capture.frames[count++] = ip;
+  return true;
+}
+
 // A frame record the chain skipped lies between a frame's stack pointer and the record the chain goes to next: a
 // saved RBP equal to that next record, then a return address. Two kinds of frame leave one:
 // - a method that keeps RBP as an ordinary register (some precompiled code saves it without making it the frame
@@ -70,14 +84,8 @@ __attribute__((no_sanitize("address"))) void add_skipped_record(const Registers&
   for (uintptr_t at = r.sp + 8; at < to; at += 8) {
     if (*reinterpret_cast<const uintptr_t*>(at - 8) != r.bp) continue;
     uintptr_t word = *reinterpret_cast<const uintptr_t*>(at);
-    const CodeRange* range = executable_range_of(word);
-    if (range == nullptr || !follows_a_call(word, range->start)) continue;
-    if (count == NativeCapture::kMaxFrames) {
-      truncated = true;
-      return;
-    }
-    capture.recovered[count / 64] |= uint64_t(1) << (count % 64);
-    capture.frames[count++] = word;
+    if (!is_return_address(word)) continue;
+    if (!add_recovered(capture, count, word)) truncated = true;
     return;
   }
 }
@@ -89,9 +97,7 @@ __attribute__((no_sanitize("address"))) uintptr_t leaf_return_address(uintptr_t 
   if (sp == 0 || (sp & 7) != 0) return 0;
   for (int i = 0; i < kLeafWordsToLook; ++i) {
     uintptr_t word = reinterpret_cast<const uintptr_t*>(sp)[i];
-    if (!in_managed_code(word)) continue;
-    const CodeRange* range = executable_range_of(word);
-    if (range != nullptr && follows_a_call(word, range->start)) return word;
+    if (outside_elf_code(word) && is_return_address(word)) return word;
   }
   return 0;
 }
@@ -129,10 +135,7 @@ __attribute__((no_sanitize("address"))) void unwind_whole_stack(NativeCapture& c
       if (truncated || !step_frame_pointer(r)) break;
       // A managed frame without a frame pointer that called into native code (a runtime helper): its return address
       // is on top of its stack, and the chain skipped it, as for a frameless leaf.
-      if (frameless_caller != 0 && frameless_caller != r.ip && count < NativeCapture::kMaxFrames) {
-        capture.recovered[count / 64] |= uint64_t(1) << (count % 64);
-        capture.frames[count++] = frameless_caller;
-      }
+      if (frameless_caller != 0 && frameless_caller != r.ip) add_recovered(capture, count, frameless_caller);
       signal_frame = false;
       continue;
     }
