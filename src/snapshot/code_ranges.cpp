@@ -10,14 +10,14 @@
 
 namespace umbra {
 
-bool CodeRangeTable::contains(uintptr_t ip) const {
+const CodeRange* CodeRangeTable::find(uintptr_t ip) const {
   size_t lo = 0, hi = ranges.size();
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
     if (ranges[mid].end <= ip) lo = mid + 1;
     else hi = mid;
   }
-  return lo < ranges.size() && ranges[lo].start <= ip;
+  return lo < ranges.size() && ranges[lo].start <= ip ? &ranges[lo] : nullptr;
 }
 
 namespace {
@@ -102,12 +102,7 @@ void CodeRanges::refresh_executable(uint64_t min_age_ns) {
 
 const CodeRange* executable_range_of(uintptr_t ip) {
   const CodeRangeTable* t = process_code_ranges().executable();
-  if (t == nullptr) return nullptr;
-  auto it = std::upper_bound(t->ranges.begin(), t->ranges.end(), ip,
-                             [](uintptr_t v, const CodeRange& r) { return v < r.start; });
-  if (it == t->ranges.begin()) return nullptr;
-  --it;
-  return ip < it->end ? &*it : nullptr;
+  return t == nullptr ? nullptr : t->find(ip);
 }
 
 }  // namespace umbra

@@ -20,8 +20,10 @@ struct CodeRange {
 struct CodeRangeTable {
   std::vector<CodeRange> ranges;  // sorted by start, disjoint
 
-  // Async-signal-safe: a binary search over memory that never changes once published.
-  bool contains(uintptr_t ip) const;
+  // Async-signal-safe: a binary search over memory that never changes once published. The range holding `ip`, or
+  // nullptr.
+  const CodeRange* find(uintptr_t ip) const;
+  bool contains(uintptr_t ip) const { return find(ip) != nullptr; }
 };
 
 class CodeRanges {
