@@ -32,6 +32,19 @@ ThreadShadow* SignalSampling::shadow_of(clr::ThreadID id) const {
   return it == shadows_by_id_.end() || it->first != id ? nullptr : it->second;
 }
 
+namespace {
+
+// A thread that ran on after its handler answered may have moved on from the stack it gave: the CPU time the
+// sampler reads afterwards must not then stand for that stack. The margin covers the handler's return and the
+// thread going back to its wait.
+constexpr uint64_t kReturnFromHandlerNs = 20'000;
+
+bool ran_on_little_after_answer(const NativeCapture& capture, uint64_t cpu_ns_now) {
+  return capture.cpu_ns_at_answer != 0 && cpu_ns_now - capture.cpu_ns_at_answer <= kReturnFromHandlerNs;
+}
+
+}  // namespace
+
 void SignalSampling::capture(uint64_t tick_index, uint32_t interval_ms) {
   threads_.sampling_targets(targets_);
   shadows_by_id_.clear();
@@ -50,10 +63,12 @@ void SignalSampling::capture(uint64_t tick_index, uint32_t interval_ms) {
     SampledThread& t = *targets_[i];
     pid_t tid = t.os_tid.load(std::memory_order_relaxed);
     if (tid == 0 || t.dying.load(std::memory_order_acquire)) continue;
-    // A thread that has used no CPU time since it answered last has the same stack: its sample counts again, off
-    // a CPU. Read before the signal, whose answer uses CPU time.
+    // A thread that has used no CPU time since it answered last (and whose shadow stack has not moved) has the same
+    // stack: its sample counts again, off a CPU. Read before the signal, whose answer uses CPU time.
     auto cpu = thread_cpu_ns(tid);
-    if (t.last_signal_sample && cpu && *cpu == t.last_signal_sample->cpu_ns) {
+    const ThreadShadow* shadow = shadow_of(t.thread_id);
+    bool same_shadow_node = shadow == nullptr || shadow->current_node() == t.capture.shadow_node;
+    if (t.last_signal_sample && cpu && *cpu == t.last_signal_sample->cpu_ns && same_shadow_node) {
       asked_[i] = Asked::kUnchanged;
       continue;
     }
@@ -64,7 +79,7 @@ void SignalSampling::capture(uint64_t tick_index, uint32_t interval_ms) {
     if (t.capture.state.load(std::memory_order_acquire) != NativeCapture::kIdle) continue;
     t.capture.tick = tick_index;
     t.capture.through_managed = true;
-    t.capture.shadow = shadow_of(t.thread_id);
+    t.capture.shadow = shadow;
     if (request_native_capture(tid, t.capture)) {
       asked_[i] = Asked::kAsked;
       any = true;
@@ -134,7 +149,7 @@ void SignalSampling::attribute(SamplerStats& tick) {
     attribute_stack(t, on_cpu_[i], tick);
     auto cpu = thread_cpu_ns(t.os_tid.load(std::memory_order_relaxed));
     if (cpu) t.cpu_ns_seen.store(*cpu, std::memory_order_relaxed);
-    if (t.last_signal_sample && cpu) t.last_signal_sample->cpu_ns = *cpu;
+    if (t.last_signal_sample && cpu && ran_on_little_after_answer(capture, *cpu)) t.last_signal_sample->cpu_ns = *cpu;
     else t.last_signal_sample.reset();
     capture.state.store(NativeCapture::kIdle, std::memory_order_release);
   }

@@ -200,6 +200,12 @@ void on_capture_signal(int, siginfo_t* info, void* ucontext) {
       capture->faulted = true;
     }
     if (unwinding) end_unwinding(unwinding);
+    // clock_gettime is async-signal-safe: the requester tells a thread that ran on after answering from one that
+    // went back to waiting (its stack then still the one taken here).
+    timespec cpu{};
+    capture->cpu_ns_at_answer = clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0
+                                    ? uint64_t(cpu.tv_sec) * 1000000000u + uint64_t(cpu.tv_nsec)
+                                    : 0;
     capture->state.store(NativeCapture::kDone, std::memory_order_release);
     count_answer();
   }

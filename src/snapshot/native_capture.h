@@ -58,6 +58,7 @@ struct NativeCapture {
   bool truncated = false;            // more than kMaxFrames frames
   bool faulted = false;              // the unwinder faulted; no frames were kept
   uintptr_t stop_ip = 0;             // the first IP without unwind information (where managed code begins)
+  uint64_t cpu_ns_at_answer = 0;     // the thread's CPU time as its handler finished (0: not read)
   uintptr_t frames[kMaxFrames];
   // through_managed: bit i set when frames[i] was found on the stack between frame records, not by the chain
   // (snapshot/whole_stack_unwind.h).
