@@ -61,8 +61,8 @@ SampledAttribution::NativeTop SampledAttribution::stitch_native_top(NativeCaptur
     return NativeTop::kLost;  // a capture finishing now is counted stale at the next tick
   }
   NativeTop top = NativeTop::kEmpty;
-  if (capture.faulted) {
-    tick.count(SampleDrop::kNativeTopFault);
+  if (capture.faulted || capture.loader_busy) {
+    tick.count(capture.faulted ? SampleDrop::kNativeTopFault : SampleDrop::kLoaderBusy);
     top = NativeTop::kLost;
   } else if (capture.tick != tick_index) {
     tick.count(SampleDrop::kNativeTopStale);  // answered too late, for an earlier tick

@@ -186,7 +186,7 @@ void SignalSampling::attribute_stack(SampledThread& thread, bool on_cpu, Sampler
   CallNode* node = const_cast<CallNode*>(capture.shadow_node);
   bool hooked_frame = node && is_method_node(*node);
   SignalStackAlignment at{Outcome::kUnaligned};
-  if (!capture.faulted) {
+  if (!capture.faulted && !capture.loader_busy) {
     methods_.resolve(capture, leaf_first_);
     at = align_with_shadow(leaf_first_.data(), leaf_first_.size(), node, caller_on_top(capture), capture.truncated);
   }
@@ -196,8 +196,8 @@ void SignalSampling::attribute_stack(SampledThread& thread, bool on_cpu, Sampler
       if (hooked_frame) {
         count_on_node(thread, node, on_cpu, tick);
         ++tick.shadow_only_samples;
-      } else {  // the unwind faulted
-        tick.count(SampleDrop::kNativeTopFault);
+      } else {  // not unwound, or the unwind faulted
+        tick.count(capture.loader_busy ? SampleDrop::kLoaderBusy : SampleDrop::kNativeTopFault);
         thread.last_signal_sample.reset();
       }
       return;
@@ -248,6 +248,9 @@ void SignalSampling::check_against(const StackTick& walks, uint64_t tick_index, 
       c.frames = 0;  // nothing was compared: a thread not scheduled in time (a loaded machine) says nothing of the walk
     } else if (capture.faulted) {
       c.difference = WalkDifference::kFaulted;
+    } else if (capture.loader_busy) {
+      c.difference = WalkDifference::kLoaderBusy;
+      c.frames = 0;  // nothing to compare
     } else {
       managed_stack_of(capture);  // as a sample would have it
       c = compare_walks(snapshot_.data(), snapshot_.size(), leaf_first_.data(), leaf_first_.size());

@@ -6,6 +6,7 @@
 #include "snapshot/whole_stack_unwind.h"
 
 #include <dirent.h>
+#include <link.h>
 #include <linux/futex.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -170,6 +171,13 @@ void unwind_native_top(NativeCapture& capture, void* ucontext) {
 
 std::atomic<NativeUnwinder> g_unwinder{unwind_native_top};
 
+// The dynamic loader tells debuggers (r_debug.r_state) while dlopen or dlclose changes its list of objects. The
+// unwinder reads that list (dl_iterate_phdr), and on the thread doing the change its lock lets it in: the list is
+// then half-changed, and a fault there would leave the lock taken. Another thread's change makes it wait only.
+bool loader_changing_objects() {
+  return *static_cast<volatile decltype(_r_debug.r_state)*>(&_r_debug.r_state) != r_debug::RT_CONSISTENT;
+}
+
 // Async-signal-safe: only libunwind local unwinding (per-thread caching), atomics and the validated capture.
 // ThreadSanitizer does not model a signal's delivery as ordering; tests/tsan.supp says so for this handler.
 void on_capture_signal(int, siginfo_t* info, void* ucontext) {
@@ -185,10 +193,12 @@ void on_capture_signal(int, siginfo_t* info, void* ucontext) {
       capture->state.compare_exchange_strong(expected, NativeCapture::kCapturing, std::memory_order_acq_rel)) {
     capture->count = 0;
     capture->faulted = false;
+    capture->loader_busy = loader_changing_objects();
     // The node of this instant: the thread is stopped here, so its shadow stack and its real stack agree.
     capture->shadow_node = capture->shadow ? capture->shadow->current_node() : nullptr;
     sigjmp_buf recover;
-    Unwinding* unwinding = begin_unwinding(pid_t(syscall(SYS_gettid)), &recover);
+    Unwinding* unwinding =
+        capture->loader_busy ? nullptr : begin_unwinding(pid_t(syscall(SYS_gettid)), &recover);
     if (unwinding == nullptr) {
       capture->stop_ip = 0;
       capture->truncated = false;

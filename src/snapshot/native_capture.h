@@ -57,6 +57,7 @@ struct NativeCapture {
   uint32_t count = 0;                // native frames above the first JIT-compiled IP (all frames: through_managed)
   bool truncated = false;            // more than kMaxFrames frames
   bool faulted = false;              // the unwinder faulted; no frames were kept
+  bool loader_busy = false;          // not unwound: the dynamic loader was changing its list of objects
   uintptr_t stop_ip = 0;             // the first IP without unwind information (where managed code begins)
   uint64_t cpu_ns_at_answer = 0;     // the thread's CPU time as its handler finished (0: not read)
   uintptr_t frames[kMaxFrames];

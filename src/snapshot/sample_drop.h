@@ -21,6 +21,7 @@ enum class SampleDrop : size_t {
   kNativeTopTimeout,      // the thread did not answer the signal in time (or was still answering an earlier one)
   kNativeTopStale,        // the thread left native code between signal and suspension (sampled without it)
   kNativeTopFault,        // unwinding its native top faulted (a corrupt stack); sampled without it
+  kLoaderBusy,            // the signal found it inside dlopen/dlclose changing the loader's objects: not unwound
   kCount
 };
 
@@ -29,7 +30,7 @@ inline constexpr size_t kSampleDropCount = static_cast<size_t>(SampleDrop::kCoun
 inline constexpr std::array<std::string_view, kSampleDropCount> kSampleDropNames = {
     "suspension_in_progress", "suspend_failed", "enum_threads_failed", "thread_not_yet_known", "thread_dying",
     "snapshot_unsafe",        "snapshot_failed", "no_frames",          "frames_truncated",     "native_top_timeout",
-    "native_top_stale",       "native_top_fault",
+    "native_top_stale",       "native_top_fault",  "loader_busy",
 };
 
 }  // namespace umbra

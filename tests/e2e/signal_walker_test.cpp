@@ -130,5 +130,33 @@ TEST(SignalWalker, NoSystemCallFailsWithEintr) {
   }
 }
 
+// A thread that loads and unloads a library in a loop, sampled at 1 kHz: the handler never unwinds while the dynamic
+// loader is changing its list of objects (dl_iterate_phdr, re-entered on that thread, would read it half-changed),
+// says how often it declined, and the program runs as without a profiler. A minute by signal, as sampled mode takes
+// its stacks; shadow mode's native tops come from the same handler.
+TEST(SignalWalker, LoadingLibrariesInALoopIsNeverUnwoundHalfChanged) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> ways = {
+      {{"--mode", "sampled", "--walker", "signal"}, "60000"}, {{"--mode", "shadow"}, "10000"}};
+  for (size_t i = 0; i < ways.size(); ++i) {
+    const auto& [way, ms] = ways[i];
+    std::string dir = scratch_dir("walker_dlopen_" + std::to_string(i));
+    std::vector<std::string> before = {launcher_path(), "run", "--interval-ms", "1"};
+    before.insert(before.end(), way.begin(), way.end());
+    before.insert(before.end(), {"-o", dir + "/r", "--"});
+    ProcessResult r = run_process(with_app(before, "NativeMix", {"dlopen", ms}),
+                                  {{"UMBRA_TEST_NATIVE_LIB", native_test_library()}});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out, "dlopen ok\n") << way[1];
+    JsonValue report = load_report(dir + "/r.json");
+    const JsonValue* loader = thread_named(report, "loader");
+    ASSERT_NE(loader, nullptr) << way[1];
+    std::string text = read_file(dir + "/r.txt");
+    EXPECT_NE(find_anywhere(roots_of(*loader), "umbra_native_load_unload"), nullptr) << way[1] << "\n" << text;
+    const JsonValue& drops = *report.find("stats")->find("sampler")->find("drops");
+    EXPECT_GT(drops.find("loader_busy")->as_uint(), 0u) << way[1] << "\n" << text;
+    EXPECT_EQ(drops.find("native_top_fault")->as_uint(), 0u) << way[1] << "\n" << text;
+  }
+}
+
 }  // namespace
 }  // namespace umbra::testing

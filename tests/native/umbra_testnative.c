@@ -1,5 +1,6 @@
 /* Native code for umbra's sampled-mode tests: a CPU-heavy function, a callback into managed code through a native
    frame of its own, blocking calls. Exported so that dladdr names them. */
+#include <dlfcn.h>
 #include <errno.h>
 #include <poll.h>
 #include <stdint.h>
@@ -53,5 +54,22 @@ EXPORT int umbra_native_strict_waits(int ms) {
     clock_gettime(CLOCK_MONOTONIC, &now);
     long elapsed = (now.tv_sec - start.tv_sec) * 1000L + (now.tv_nsec - start.tv_nsec) / 1000000L;
     if (elapsed >= ms) return failures;
+  }
+}
+
+/* For about `ms` milliseconds: loads the library at `path`, calls its umbra_plugin_value, unloads it. Returns how
+   many rounds did all three as expected, or minus the number that did not. */
+EXPORT int umbra_native_load_unload(const char* path, int ms) {
+  struct timespec start, now;
+  clock_gettime(CLOCK_MONOTONIC, &start);
+  int rounds = 0, failed = 0;
+  for (;;) {
+    void* library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    int (*value)(void) = library ? (int (*)(void))dlsym(library, "umbra_plugin_value") : 0;
+    if (value && value() == 42 && dlclose(library) == 0) ++rounds;
+    else ++failed;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    long elapsed = (now.tv_sec - start.tv_sec) * 1000L + (now.tv_nsec - start.tv_nsec) / 1000000L;
+    if (elapsed >= ms) return failed ? -failed : rounds;
   }
 }

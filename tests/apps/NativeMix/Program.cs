@@ -6,6 +6,8 @@
 //   blocked   a thread sleeps in native code for the whole run while the main thread works
 //   eintr MS  two threads wait in native poll and nanosleep, 1 ms at a time, for MS milliseconds, counting the
 //             waits that failed with EINTR (none should), while the main thread works
+//   dlopen MS a thread loads and unloads a library (libumbra_testplugin.so, beside the native one) in a loop for MS
+//             milliseconds while the main thread works
 // The native library's path comes from UMBRA_TEST_NATIVE_LIB.
 using System;
 using System.Diagnostics;
@@ -32,6 +34,7 @@ public static unsafe class Program
             case "churn": Console.WriteLine($"churn {Churn(args.Length > 1 ? int.Parse(args[1]) : 5000, args.Length > 2 ? double.Parse(args[2]) : 0.2)}"); break;
             case "blocked": Console.WriteLine($"blocked {Blocked()}"); break;
             case "eintr": Console.WriteLine($"eintr failures={StrictWaits(int.Parse(args[1]))}"); break;
+            case "dlopen": Console.WriteLine(LoadUnload(int.Parse(args[1])) > 0 ? "dlopen ok" : "dlopen failed"); break;
         }
         return 0;
     }
@@ -40,6 +43,7 @@ public static unsafe class Program
     [DllImport("umbra_testnative")] static extern int umbra_native_callback(delegate* unmanaged<int, int> callback, int count);
     [DllImport("umbra_testnative")] static extern void umbra_native_sleep(int ms);
     [DllImport("umbra_testnative")] static extern int umbra_native_strict_waits(int ms);
+    [DllImport("umbra_testnative")] static extern int umbra_native_load_unload([MarshalAs(UnmanagedType.LPUTF8Str)] string path, int ms);
 
     [MethodImpl(MethodImplOptions.NoInlining)]
     static double Spin(int ms) { double r = umbra_native_spin(ms); sink++; return r; }
@@ -123,6 +127,19 @@ public static unsafe class Program
         x += CpuFor(TimeSpan.FromMilliseconds(1500));
         sleeper.Join();
         return x + 1;
+    }
+
+    // Rounds done by the loading thread (each a dlopen, a call, a dlclose), or minus the rounds that failed.
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static int LoadUnload(int ms)
+    {
+        string plugin = System.IO.Path.Combine(System.IO.Path.GetDirectoryName(Environment.GetEnvironmentVariable("UMBRA_TEST_NATIVE_LIB"))!, "libumbra_testplugin.so");
+        int rounds = 0;
+        var loader = new Thread(() => rounds = umbra_native_load_unload(plugin, ms)) { Name = "loader" };
+        loader.Start();
+        sink += CpuFor(TimeSpan.FromMilliseconds(ms / 2));
+        loader.Join();
+        return rounds;
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]
