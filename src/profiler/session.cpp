@@ -3,6 +3,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <thread>
 #include <vector>
@@ -350,7 +351,10 @@ void Session::add_shadow_threads(Report& report, PeriodCounts::Lens* lens) {
     thread.name = entry.name;
     thread.exited = shadow.retired.load(std::memory_order_acquire);
     ThreadCounts counts;
-    counts.cpu_ns = cpu_time_of(shadow.os_tid, thread.exited, shadow.sampler_cpu_ns.load(std::memory_order_relaxed));
+    // The sampler last read the thread's CPU time for its shadow sample or, taking its stack by signal, for the thread.
+    uint64_t cpu_read = std::max(shadow.sampler_cpu_ns.load(std::memory_order_relaxed),
+                                 entry.record->sampled.cpu_ns_seen.load(std::memory_order_relaxed));
+    counts.cpu_ns = cpu_time_of(shadow.os_tid, thread.exited, cpu_read);
     if (lens) counts = lens->thread(&shadow, counts);
     thread.cpu_ns = counts.cpu_ns;
     thread.roots = build_roots(shadow.root(), lookup, ns_per_tick, open, splice_of, native, above, lens);
