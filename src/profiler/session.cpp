@@ -159,6 +159,7 @@ clr::HRESULT Session::start_shadow() {
   options.interval_ms = config_.interval_ms;
   options.shadows = &pool_;
   options.stacks_by_signal = hook_selection_ != nullptr;
+  options.native_tops_by_signal = hook_selection_ == nullptr && !config_.noop_hooks;
   options.reconcile_every = reconcile_every();
   sampler_ = std::make_unique<Sampler>(*info_, threads_, names_, options);
   sampler_->start();

@@ -18,8 +18,8 @@ Sampler::Sampler(clr::ICorProfilerInfo10& info, ThreadRegistry& threads, Functio
   bool signal_walker = sampled_mode && options_.walker == SamplerOptions::Walker::kSignal;
   if (sampled_mode && !signal_walker) attribution_.emplace(info, names);
   if (!sampled_mode) reconciliation_.emplace(names);
-  if (signal_walker || (!sampled_mode && options_.stacks_by_signal))
-    signal_sampling_.emplace(info, threads, options_.shadows, names);
+  if (signal_walker || (!sampled_mode && (options_.stacks_by_signal || options_.native_tops_by_signal)))
+    signal_sampling_.emplace(info, threads, options_.shadows, names, signal_walker || options_.stacks_by_signal);
   StackTick::Options walk;
   walk.skip_unchanged = sampled_mode && !signal_walker;
   walk.keep_walks = sampled_mode;
@@ -59,9 +59,12 @@ void Sampler::start() {
     if (!signal_sampling_) stack_tick_->enable_native_tops(native_tops_);
   } else if (signal_sampling_) {
     native_tops_ = install_native_capture_handler() != 0;
-    if (!native_tops_) {
+    if (!native_tops_ && options_.stacks_by_signal) {
       log::always("no free real-time signal: methods without hooks get no samples (each sample goes to the "
                   "innermost hooked method)");
+      signal_sampling_.reset();
+    } else if (!native_tops_) {
+      log::always("no free real-time signal: native frames above managed code are not captured");
       signal_sampling_.reset();
     }
   }

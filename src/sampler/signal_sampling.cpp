@@ -21,8 +21,8 @@ std::chrono::milliseconds answer_wait(uint32_t interval_ms) {
 }  // namespace
 
 SignalSampling::SignalSampling(clr::ICorProfilerInfo10& info, ThreadRegistry& threads, const ShadowPool* shadows,
-                               FunctionNames& names)
-    : threads_(threads), shadows_(shadows), methods_(info, names) {
+                               FunctionNames& names, bool whole_stacks)
+    : threads_(threads), shadows_(shadows), whole_stacks_(whole_stacks || shadows == nullptr), methods_(info, names) {
   leaf_first_.reserve(NativeCapture::kMaxFrames);
   root_first_.reserve(NativeCapture::kMaxFrames);
 }
@@ -78,7 +78,7 @@ void SignalSampling::capture(uint64_t tick_index, uint32_t interval_ms) {
     t.capture.state.compare_exchange_strong(done, NativeCapture::kIdle, std::memory_order_acq_rel);
     if (t.capture.state.load(std::memory_order_acquire) != NativeCapture::kIdle) continue;
     t.capture.tick = tick_index;
-    t.capture.through_managed = true;
+    t.capture.through_managed = whole_stacks_;
     t.capture.shadow = shadow;
     if (request_native_capture(tid, t.capture)) {
       asked_[i] = Asked::kAsked;
@@ -146,7 +146,8 @@ void SignalSampling::attribute(SamplerStats& tick) {
       else tick.count(SampleDrop::kNativeTopTimeout);
       continue;
     }
-    attribute_stack(t, on_cpu_[i], tick);
+    if (whole_stacks_) attribute_stack(t, on_cpu_[i], tick);
+    else attribute_native_top(t, on_cpu_[i], tick);
     auto cpu = thread_cpu_ns(t.os_tid.load(std::memory_order_relaxed));
     if (cpu) t.cpu_ns_seen.store(*cpu, std::memory_order_relaxed);
     if (t.last_signal_sample && cpu && ran_on_little_after_answer(capture, *cpu)) t.last_signal_sample->cpu_ns = *cpu;
@@ -178,6 +179,34 @@ void SignalSampling::managed_stack_of(const NativeCapture& capture) {
   auto at = align_with_shadow(leaf_first_.data(), leaf_first_.size(), nullptr, caller_on_top(capture),
                               capture.truncated);
   if (at.leaf_caller) leaf_first_.insert(leaf_first_.begin() + 1, SampleFrame{at.leaf_caller, false});
+}
+
+// Full shadow mode: the native frames on top of the shadow node of the instant the thread answered.
+void SignalSampling::attribute_native_top(SampledThread& thread, bool on_cpu, SamplerStats& tick) {
+  const NativeCapture& capture = thread.capture;
+  CallNode* node = const_cast<CallNode*>(capture.shadow_node);
+  if (node == nullptr || !is_method_node(*node)) {  // no managed code on its stack yet, or none any more
+    tick.count(SampleDrop::kNoFrames);
+    thread.last_signal_sample = SampledThread::LastSignalSample{};
+    return;
+  }
+  if (capture.faulted || capture.loader_busy) {
+    tick.count(capture.faulted ? SampleDrop::kNativeTopFault : SampleDrop::kLoaderBusy);  // sampled without it
+    count_on_node(thread, node, on_cpu, tick);
+    thread.last_signal_sample.reset();
+    return;
+  }
+  if (capture.count == 0) {  // in managed code
+    count_on_node(thread, node, on_cpu, tick);
+    return;
+  }
+  root_first_.clear();
+  for (uint32_t i = capture.count; i-- > 0;) root_first_.push_back(SampleFrame{capture.frames[i], true});
+  SampledTree& tree = above_[node];
+  uint32_t leaf = tree.add(root_first_.data(), root_first_.size(), on_cpu);
+  ++tick.samples;
+  ++tick.above_hooks_samples;
+  thread.last_signal_sample = SampledThread::LastSignalSample{0, &tree, leaf, nullptr, true, true};
 }
 
 void SignalSampling::attribute_stack(SampledThread& thread, bool on_cpu, SamplerStats& tick) {

@@ -2,6 +2,9 @@
 // asked by signal for its whole stack (snapshot/native_capture.h, through_managed), with no suspension of the
 // runtime, so a method is sampled wherever it runs, not only at the runtime's safe points.
 // - Sampled mode (no shadow pool): each stack is a sample in its thread's sampled tree (SampledThread::tree).
+// - Full shadow mode (every method hooked): the shadow stack has every managed frame, so the handler takes only the
+//   native frames on top of it (none, at no cost, when the thread runs managed code); they become a sample in the
+//   sampled tree of the shadow node of that instant, and a thread in managed code is sampled on that node.
 // - Focused shadow mode: the handler also reads the thread's current shadow node, so each stack is aligned with the
 //   shadow stack of that same instant: the frames above the innermost hooked frame (methods without hooks, native
 //   code) become a sample in that node's sampled tree; a thread with no hooked frame on its stack gets the sample in
@@ -37,9 +40,9 @@ using AboveHooks = std::unordered_map<const CallNode*, SampledTree>;
 
 class SignalSampling {
  public:
-  // `shadows`: nullptr in sampled mode.
+  // `shadows`: nullptr in sampled mode. `whole_stacks`: false only in full shadow mode (native tops alone).
   SignalSampling(clr::ICorProfilerInfo10& info, ThreadRegistry& threads, const ShadowPool* shadows,
-                 FunctionNames& names);
+                 FunctionNames& names, bool whole_stacks = true);
 
   // Asks every thread that has run since its last sample for its stack, and waits for the answers.
   void capture(uint64_t tick_index, uint32_t interval_ms);
@@ -53,6 +56,7 @@ class SignalSampling {
 
  private:
   void attribute_stack(SampledThread& thread, bool on_cpu, SamplerStats& tick);
+  void attribute_native_top(SampledThread& thread, bool on_cpu, SamplerStats& tick);
   void managed_stack_of(const NativeCapture& capture);
   clr::FunctionID caller_on_top(const NativeCapture& capture);
   ThreadShadow* shadow_of(clr::ThreadID id) const;
@@ -61,6 +65,7 @@ class SignalSampling {
 
   ThreadRegistry& threads_;
   const ShadowPool* shadows_;
+  const bool whole_stacks_;
   MethodsByIp methods_;
   std::vector<std::shared_ptr<SampledThread>> targets_;
   enum class Asked : uint8_t { kNotAsked, kUnchanged, kAsked };
