@@ -35,7 +35,10 @@ void SampledAttribution::add(const StackTick& walks, uint64_t tick_index, Sample
     uint32_t leaf = t.tree.add(stack_.data(), stack_.size(), t.on_cpu);
     (top == NativeTop::kStitched ? t.native_samples : t.managed_samples) += 1;
     bool whole = top == NativeTop::kNone || top == NativeTop::kStitched;
-    if (whole && !walk.truncated && t.cpu_ns_before_walk) {  // worth counting again while the thread stands still
+    // A native top was taken before the suspension; the thread, not stopped by it, may have run on since.
+    bool still = top != NativeTop::kStitched ||
+                 (t.cpu_ns_before_walk && stood_still_since_answer(t.capture, *t.cpu_ns_before_walk));
+    if (whole && still && !walk.truncated && t.cpu_ns_before_walk) {  // worth counting again while it stands still
       t.last_walk = SampledThread::LastWalk::kSample;
       t.last_leaf = leaf;
       t.last_native_top = top == NativeTop::kStitched;

@@ -32,19 +32,6 @@ ThreadShadow* SignalSampling::shadow_of(clr::ThreadID id) const {
   return it == shadows_by_id_.end() || it->first != id ? nullptr : it->second;
 }
 
-namespace {
-
-// A thread that ran on after its handler answered may have moved on from the stack it gave: the CPU time the
-// sampler reads afterwards must not then stand for that stack. The margin covers the handler's return and the
-// thread going back to its wait.
-constexpr uint64_t kReturnFromHandlerNs = 20'000;
-
-bool ran_on_little_after_answer(const NativeCapture& capture, uint64_t cpu_ns_now) {
-  return capture.cpu_ns_at_answer != 0 && cpu_ns_now - capture.cpu_ns_at_answer <= kReturnFromHandlerNs;
-}
-
-}  // namespace
-
 void SignalSampling::capture(uint64_t tick_index, uint32_t interval_ms) {
   threads_.sampling_targets(targets_);
   shadows_by_id_.clear();
@@ -150,7 +137,7 @@ void SignalSampling::attribute(SamplerStats& tick) {
     else attribute_native_top(t, on_cpu_[i], tick);
     auto cpu = thread_cpu_ns(t.os_tid.load(std::memory_order_relaxed));
     if (cpu) t.cpu_ns_seen.store(*cpu, std::memory_order_relaxed);
-    if (t.last_signal_sample && cpu && ran_on_little_after_answer(capture, *cpu)) t.last_signal_sample->cpu_ns = *cpu;
+    if (t.last_signal_sample && cpu && stood_still_since_answer(capture, *cpu)) t.last_signal_sample->cpu_ns = *cpu;
     else t.last_signal_sample.reset();
     capture.state.store(NativeCapture::kIdle, std::memory_order_release);
   }

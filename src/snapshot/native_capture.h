@@ -67,6 +67,11 @@ struct NativeCapture {
   bool is_recovered(uint32_t i) const { return (recovered[i / 64] >> (i % 64)) & 1; }
 };
 
+// Whether the thread that answered `capture` has used no more CPU time since than its return from the handler (its
+// CPU time now `cpu_ns_now`): its stack is then still the one taken, and a later tick that finds its CPU time
+// unchanged may count that stack again. A thread that ran on after answering may have moved on from it.
+bool stood_still_since_answer(const NativeCapture& capture, uint64_t cpu_ns_now);
+
 // Installs the handler on a free real-time signal (one no other handler uses). Returns the signal, or 0 when
 // none is free (native tops are then not captured, and the sampler says so once).
 int install_native_capture_handler();
