@@ -274,6 +274,7 @@ ReportThread Session::sampled_thread(const ThreadRegistry::Snapshot& entry, Peri
   thread.managed_id = t.thread_id;
   thread.name = entry.name;
   thread.exited = entry.ended;
+  thread.sampled_by_snapshot = t.sampled_by_snapshot.load(std::memory_order_relaxed);
   ThreadCounts counts{cpu_time_of(t.os_tid.load(std::memory_order_relaxed), entry.ended,
                                   t.cpu_ns_seen.load(std::memory_order_relaxed)),
                       t.managed_samples, t.native_samples};

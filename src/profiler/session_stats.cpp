@@ -87,6 +87,8 @@ ReportStats::Sampler sampler_stats(const SamplerStats& s, const Config& config, 
       sampler.walk_frames_checked = s.walk_frames_checked;
       sampler.walk_frames_agreed = s.walk_frames_agreed;
       sampler.walk_differences = named_counts(kWalkDifferenceNames, s.walk_differences);
+      sampler.threads_sampled_by_snapshot = s.threads_sampled_by_snapshot;
+      sampler.samples_by_snapshot = s.samples_by_snapshot;
     }
   }
   return sampler;

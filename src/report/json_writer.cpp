@@ -140,6 +140,7 @@ std::string report_to_json(const Report& report) {
     append_optional(out, thread.native_samples);
     out += ",\"cpu_ns\":";
     append_optional(out, thread.cpu_ns);
+    if (thread.sampled_by_snapshot) out += ",\"sampled_by_snapshot\":true";
     out += ",\"nodes\":[";
     bool first = true;
     for (const ReportNode& root : thread.roots) append_nodes(out, root, frames, first);

@@ -62,6 +62,9 @@ struct ReportThread {
   std::optional<uint64_t> managed_samples;  // sampled: samples taken while the thread ran managed code
   std::optional<uint64_t> native_samples;   // sampled: ... while it ran native code (a captured native top)
   std::optional<uint64_t> cpu_ns;  // the CPU time the thread had used when it was last read (absent: not read)
+  // Sampled mode, walker by signal: its stacks by signal kept differing from the runtime's walks, so its samples
+  // since come from snapshot walks (sampler/signal_sampling.h).
+  bool sampled_by_snapshot = false;
   std::vector<ReportNode> roots;
 };
 

@@ -274,6 +274,7 @@ Report report_from_json(const JsonValue& doc) {
     thread.managed_id = optional_count(v, "managed_id", where);
     if (const JsonValue* name = v.find("name"); name && name->is_string()) thread.name = name->as_string();
     if (const JsonValue* exited = v.find("exited"); exited && exited->is_bool()) thread.exited = exited->as_bool();
+    if (const JsonValue* by = v.find("sampled_by_snapshot"); by && by->is_bool()) thread.sampled_by_snapshot = by->as_bool();
     thread.managed_samples = optional_count(v, "managed_samples", where);
     thread.native_samples = optional_count(v, "native_samples", where);
     thread.cpu_ns = optional_count(v, "cpu_ns", where);

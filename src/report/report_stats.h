@@ -38,6 +38,8 @@ struct ReportStats {
     std::optional<std::string> walker;
     std::optional<uint64_t> walks_checked, walks_agreed, walk_frames_checked, walk_frames_agreed;
     std::optional<NamedCounts> walk_differences;
+    // Threads whose stacks by signal differed check after check, sampled from snapshot walks since; their samples.
+    std::optional<uint64_t> threads_sampled_by_snapshot, samples_by_snapshot;
     JsonValue::Object unread;          // see ReportStats::unread
     bool operator==(const Sampler&) const = default;
 
@@ -67,6 +69,8 @@ struct ReportStats {
       visit("walk_frames_checked", s.walk_frames_checked);
       visit("walk_frames_agreed", s.walk_frames_agreed);
       visit("walk_differences", s.walk_differences);
+      visit("threads_sampled_by_snapshot", s.threads_sampled_by_snapshot);
+      visit("samples_by_snapshot", s.samples_by_snapshot);
     }
   };
 

@@ -28,7 +28,8 @@ constexpr size_t kMaxNesting = 1 + kMaxStatsDepth;
 // The members read, of the document and of a thread; the others are skipped. Each may appear once.
 enum class Member { kOther, kSchema, kMode, kPid, kProgram, kCommandLine, kRuntime, kUmbraVersion, kRuntimeFrames,
                     kDurationNs, kNodeFields, kFrames, kThreads, kStats,
-                    kOsTid, kManagedId, kName, kExited, kManagedSamples, kNativeSamples, kCpuNs, kNodes };
+                    kOsTid, kManagedId, kName, kExited, kManagedSamples, kNativeSamples, kCpuNs, kNodes,
+                    kSampledBySnapshot };
 
 struct MemberName {
   std::string_view name;
@@ -44,7 +45,8 @@ constexpr MemberName kDocumentMembers[] = {
 constexpr MemberName kThreadMembers[] = {
     {"os_tid", Member::kOsTid}, {"managed_id", Member::kManagedId}, {"name", Member::kName},
     {"exited", Member::kExited}, {"managed_samples", Member::kManagedSamples},
-    {"native_samples", Member::kNativeSamples}, {"cpu_ns", Member::kCpuNs}, {"nodes", Member::kNodes}};
+    {"native_samples", Member::kNativeSamples}, {"cpu_ns", Member::kCpuNs}, {"nodes", Member::kNodes},
+    {"sampled_by_snapshot", Member::kSampledBySnapshot}};
 
 template <size_t N>
 Member member_named(const MemberName (&members)[N], std::string_view name) {
@@ -179,7 +181,8 @@ class StreamHandler {
         return object && enter(In::kThread);
       case In::kThread:
         if (member_ == Member::kNodes) return !object && enter(In::kNodes);
-        return skip_unless(member_ == Member::kName || member_ == Member::kExited || member_ == Member::kOther);
+        return skip_unless(member_ == Member::kName || member_ == Member::kExited ||
+                           member_ == Member::kSampledBySnapshot || member_ == Member::kOther);
       case In::kStats: stats_.open(object); return true;
       case In::kCommandLine:
         command_line_unreadable_ = true;
@@ -316,6 +319,9 @@ class StreamHandler {
         return true;
       case Member::kExited:
         if (v.is_bool()) thread_.exited = v.as_bool();
+        return true;
+      case Member::kSampledBySnapshot:
+        if (v.is_bool()) thread_.sampled_by_snapshot = v.as_bool();
         return true;
       case Member::kNodes: return false;  // not an array
       default: return true;

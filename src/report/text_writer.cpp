@@ -105,9 +105,14 @@ std::string signal_walk_check_line(const ReportStats& stats) {
   char share[16];
   std::snprintf(share, sizeof share, "%.1f%%", frames ? 100.0 * double(agreed) / double(frames) : 100.0);
   std::string differences = nonzero(s->walk_differences);
+  std::string fallback;
+  if (s->threads_sampled_by_snapshot.value_or(0) > 0)
+    fallback = "; " + with_commas(*s->threads_sampled_by_snapshot) +
+               " threads whose stacks by signal kept differing sampled from snapshot walks instead (" +
+               with_commas(s->samples_by_snapshot.value_or(0)) + " samples)";
   return "stacks by signal checked against the runtime's walks: " + with_commas(*s->walks_checked) + " walks, " +
          share + " of " + with_commas(frames) + " managed frames agree; walks that differ:" +
-         (differences.empty() ? std::string(" none") : differences);
+         (differences.empty() ? std::string(" none") : differences) + fallback;
 }
 
 namespace {
@@ -170,7 +175,8 @@ std::string report_to_text(const Report& report, double min_percent) {
                                 : "";
     std::string cpu_time = thread.cpu_ns ? "  CPU " + three_decimals(double(*thread.cpu_ns) / 1e9) + " s" : "";
     out += "\n=== thread " + name + "  os tid " + std::to_string(thread.os_tid) +
-           (thread.exited ? "  (exited)" : "") + exact + "  " + with_commas(thread_samples(thread)) + " samples, " +
+           (thread.exited ? "  (exited)" : "") + (thread.sampled_by_snapshot ? "  (sampled from snapshot walks)" : "") +
+           exact + "  " + with_commas(thread_samples(thread)) + " samples, " +
            with_commas(thread_cpu_samples(thread)) + " on CPU" + cpu_time + " ===\n";
     // The columns of line(): calls, samples, those on a CPU, total ms, self ms, the share of the thread, then the
     // method.

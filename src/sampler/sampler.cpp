@@ -129,6 +129,8 @@ bool Sampler::snapshot_due() const {
   if (attribution_) return true;  // the suspending walker walks at every tick
   // The first tick meets the threads that started before umbra heard of them (the main thread).
   if (options_.shadows == nullptr && tick_index_ == 1) return true;
+  // Threads whose stacks by signal could not be trusted are sampled from the walks of every tick.
+  if (signal_sampling_ && options_.shadows == nullptr && signal_sampling_->threads_sampled_by_snapshot() > 0) return true;
   return options_.reconcile_every != 0 && tick_index_ % options_.reconcile_every == 0;
 }
 

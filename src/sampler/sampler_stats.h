@@ -35,6 +35,8 @@ struct SamplerStats {
   // and their managed frames, how many agreed, and the walks that differed by their first difference.
   uint64_t walks_checked = 0, walks_agreed = 0, walk_frames_checked = 0, walk_frames_agreed = 0;
   std::array<uint64_t, kWalkDifferenceCount> walk_differences{};
+  // Threads whose stacks by signal differed check after check, sampled from snapshot walks since, and those samples.
+  uint64_t threads_sampled_by_snapshot = 0, samples_by_snapshot = 0;
   bool native_tops = false;  // a signal was free for native-top capture
 
   void count(SampleDrop reason) { ++drops[static_cast<size_t>(reason)]; }
@@ -54,7 +56,8 @@ struct SamplerStats {
         &SamplerStats::tick_ns_total,  &SamplerStats::shadow_sample_ns_total, &SamplerStats::snapshot_ticks,
         &SamplerStats::snapshot_ns_total, &SamplerStats::above_hooks_samples, &SamplerStats::shadow_only_samples,
         &SamplerStats::walks_checked,  &SamplerStats::walks_agreed,      &SamplerStats::walk_frames_checked,
-        &SamplerStats::walk_frames_agreed};
+        &SamplerStats::walk_frames_agreed, &SamplerStats::threads_sampled_by_snapshot,
+        &SamplerStats::samples_by_snapshot};
     for (auto field : kSummed) this->*field += tick.*field;
     suspended_ns_max = std::max(suspended_ns_max, tick.suspended_ns_max);
     tick_ns_max = std::max(tick_ns_max, tick.tick_ns_max);

@@ -11,7 +11,10 @@
 //   its own sampled tree. A stack that does not align is counted on the shadow node alone, as a shadow sample would
 //   be (shadow_only_samples).
 // check_against() compares the stacks the threads gave under a suspension with DoStackSnapshot's walks of the same
-// moment (sampler/walk_comparison.h), and counts agreement and differences.
+// moment (sampler/walk_comparison.h), and counts agreement and differences. A thread whose stacks by signal lose
+// managed frames at kFallBackAfter checks in a row is sampled from snapshot walks from then on: it is no longer
+// signalled on ordinary ticks, the sampler suspends the runtime at every tick while such a thread lives, and each of
+// its walks is its sample (threads_sampled_by_snapshot, samples_by_snapshot).
 //
 // Contract: the sampler thread only. capture() sends signals and sleeps until the threads answered (bounded);
 // attribute() allocates and runs under the sampler's tree mutex, which the report takes to read the trees.
@@ -30,6 +33,7 @@
 #include "sampler/methods_by_ip.h"
 #include "sampler/sampler_stats.h"
 #include "sampler/stack_tick.h"
+#include "sampler/walk_comparison.h"
 #include "snapshot/sampled_tree.h"
 #include "threads/thread_registry.h"
 
@@ -53,6 +57,10 @@ class SignalSampling {
   void check_against(const StackTick& walks, uint64_t tick_index, SamplerStats& tick);
 
   const AboveHooks& above() const { return above_; }
+  // Threads sampled from snapshot walks (sampled mode): while any is known, every tick must suspend and walk.
+  size_t threads_sampled_by_snapshot() const { return sampled_by_snapshot_; }
+
+  static constexpr uint32_t kFallBackAfter = 3;
 
  private:
   void attribute_stack(SampledThread& thread, bool on_cpu, SamplerStats& tick);
@@ -62,13 +70,16 @@ class SignalSampling {
   ThreadShadow* shadow_of(clr::ThreadID id) const;
   void count_on_node(SampledThread& thread, CallNode* node, bool on_cpu, SamplerStats& tick);
   void count_on_shadow(SampledThread* thread, const ThreadShadow* shadow, bool on_cpu, SamplerStats& tick);
+  void add_snapshot_sample(SampledThread& thread, const StackTick& walks, const StackTick::Walk& walk,
+                           SamplerStats& tick);
+  void note_check(SampledThread& thread, const WalkComparison& c, SamplerStats& tick);
 
   ThreadRegistry& threads_;
   const ShadowPool* shadows_;
   const bool whole_stacks_;
   MethodsByIp methods_;
   std::vector<std::shared_ptr<SampledThread>> targets_;
-  enum class Asked : uint8_t { kNotAsked, kUnchanged, kAsked };
+  enum class Asked : uint8_t { kNotAsked, kUnchanged, kAsked, kBySnapshot };
   std::vector<Asked> asked_;                   // per target, this tick
   std::vector<bool> on_cpu_;                   // per target: on a CPU at this tick
   std::vector<const ThreadShadow*> covered_;   // shadows of this tick's targets
@@ -77,6 +88,8 @@ class SignalSampling {
   std::vector<SampleFrame> root_first_;
   std::vector<SampleFrame> snapshot_;  // check_against: one walk's frames
   AboveHooks above_;
+  FunctionNames& names_;
+  size_t sampled_by_snapshot_ = 0;
 };
 
 }  // namespace umbra

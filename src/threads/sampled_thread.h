@@ -65,6 +65,11 @@ struct SampledThread {
     bool native_top = false;      // its leaf was native code
   };
   std::optional<LastSignalSample> last_signal_sample;
+  // Sampler thread only, walker by signal: the checks in a row in which the thread's stack by signal lost
+  // managed frames against DoStackSnapshot's walk. Past a few, its samples come from snapshot walks to the end
+  // (atomic: the report reads it).
+  uint32_t walks_differing_in_a_row = 0;
+  std::atomic<bool> sampled_by_snapshot{false};
 
   // Sampler side: true if the walk may proceed (end_walk must follow).
   bool begin_walk() {

@@ -89,7 +89,8 @@ inline ReportStats every_stat() {
           .native_tops = true, .abandoned_captures = 19,
           .drops = NamedCounts{{"suspend_failed", 0}, {"no_frames", 20}}, .walker = "signal", .walks_checked = 61,
           .walks_agreed = 62, .walk_frames_checked = 64, .walk_frames_agreed = 63,
-          .walk_differences = NamedCounts{{"missing_leaf", 65}}, .unread = {}},
+          .walk_differences = NamedCounts{{"missing_leaf", 65}}, .threads_sampled_by_snapshot = 66,
+          .samples_by_snapshot = 67, .unread = {}},
       .reconcile = ReportStats::Reconcile{
           .snapshots = 21, .frames_compared = 22, .unexplained = 23, .skipped_exception_in_flight = 24,
           .skipped_truncated = 25, .splices_lost = 26, .unseen_top_frames = 27,

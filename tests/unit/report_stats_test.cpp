@@ -37,7 +37,7 @@ TEST(ReportStats, WritesEveryKeyInItsPlace) {
             R"("tick_ns_max":15,"cpu_ns_per_tick":16,"snapshot_ns_mean":17,"shadow_sample_ns_mean":18,)"
             R"("native_tops":true,"abandoned_captures":19,"drops":{"suspend_failed":0,"no_frames":20},)"
       R"("walker":"signal","walks_checked":61,"walks_agreed":62,"walk_frames_checked":64,"walk_frames_agreed":63,)"
-      R"("walk_differences":{"missing_leaf":65}},)"
+      R"("walk_differences":{"missing_leaf":65},"threads_sampled_by_snapshot":66,"samples_by_snapshot":67},)"
             R"("reconcile":{"snapshots":21,"frames_compared":22,"unexplained":23,"skipped_exception_in_flight":24,)"
             R"("skipped_truncated":25,"splices_lost":26,"unseen_top_frames":27,"repairs":{"missed_leave":28},)"
             R"("spliced":{"native_segment":29,"uninstrumented":0},)"

@@ -156,7 +156,8 @@ TEST(TextWriter, HeaderShowsTheDropsAndTheReconciliationFromTheStats) {
             "undercounted)\n"
             "not captured: stack_overflow=5 sampler.no_frames=20\n"
             "stacks by signal checked against the runtime's walks: 61 walks, 98.4% of 64 managed frames agree; walks "
-            "that differ: missing_leaf=65\n"
+            "that differ: missing_leaf=65; 66 threads whose stacks by signal kept differing sampled from snapshot walks "
+            "instead (67 samples)\n"
             "reconciled: 21 snapshots, 22 frames compared, 23 unexplained; repairs: missed_leave=28; "
             "spliced: native_segment=29");
   r.stats.reconcile.reset();  // sampled mode
