@@ -2,6 +2,8 @@
 
 #include "snapshot/code_ranges.h"
 
+#include <algorithm>
+
 namespace umbra {
 namespace {
 
@@ -32,6 +34,30 @@ clr::FunctionID MethodsByIp::function_at(uintptr_t ip) {
   return function;
 }
 
+bool MethodsByIp::keeps_no_frame(clr::FunctionID function, uintptr_t ip) {
+  auto [it, inserted] = frameless_by_ip_.try_emplace(ip, false);
+  if (!inserted) return it->second;
+  if (frameless_by_ip_.size() > kMaxResolvedIps) frameless_by_ip_.clear();
+  constexpr clr::ULONG32 kMaxVersions = 8, kMaxRanges = 4;
+  clr::UINT_PTR starts[kMaxVersions];
+  clr::ULONG32 versions = 0;
+  if (!clr::succeeded(info_.GetNativeCodeStartAddresses(function, 0, kMaxVersions, &versions, starts))) return false;
+  for (clr::ULONG32 v = 0; v < std::min(versions, kMaxVersions); ++v) {
+    clr::COR_PRF_CODE_INFO ranges[kMaxRanges];
+    clr::ULONG32 count = 0;
+    if (!clr::succeeded(info_.GetCodeInfo4(starts[v], kMaxRanges, &count, ranges))) continue;
+    for (clr::ULONG32 r = 0; r < std::min(count, kMaxRanges); ++r) {
+      if (ip < ranges[r].startAddress || ip - ranges[r].startAddress >= ranges[r].size) continue;
+      if (!in_managed_code(starts[v])) return false;
+      constexpr uint8_t kPushRbp = 0x55;
+      bool frameless = *reinterpret_cast<const uint8_t*>(starts[v]) != kPushRbp;
+      frameless_by_ip_[ip] = frameless;
+      return frameless;
+    }
+  }
+  return false;
+}
+
 void MethodsByIp::resolve(const NativeCapture& capture, std::vector<SampleFrame>& leaf_first) {
   leaf_first.clear();
   uint32_t last_managed_index = ~0u;  // the capture index of the last managed frame kept
@@ -54,6 +80,13 @@ void MethodsByIp::resolve(const NativeCapture& capture, std::vector<SampleFrame>
       leaf_first.pop_back();
     leaf_first.push_back({f, false});
     last_managed_index = i;
+    uintptr_t caller = capture.skipped_caller[i];
+    if (caller == 0 || !keeps_no_frame(f, i == 0 ? ip : ip - 1)) continue;
+    if (!outside_elf_code(caller)) {
+      leaf_first.push_back({caller, true});  // a native caller (a callback's)
+    } else if (clr::FunctionID skipped = function_at(caller - 1); skipped != 0) {
+      leaf_first.push_back({skipped, false});
+    }
   }
 }
 

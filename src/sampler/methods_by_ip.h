@@ -22,13 +22,18 @@ class MethodsByIp {
   // The method whose code holds `ip`, or 0 (a stub, not managed code, or memory not executable when the mappings
   // were last read).
   clr::FunctionID function_at(uintptr_t ip);
-  // The capture's IPs as frames, leaf first (a return address is looked up one byte back, inside its call).
+  // The capture's IPs as frames, leaf first (a return address is looked up one byte back, inside its call). A
+  // method that keeps no frame of its own gets the caller the chain skipped (NativeCapture::skipped_caller).
   void resolve(const NativeCapture& capture, std::vector<SampleFrame>& leaf_first);
+  // Whether the code of `function` that holds `ip` keeps no frame pointer: its first instruction is not push rbp,
+  // with which the JIT (and the precompiling compiler) begins every frame that has one. False when not known.
+  bool keeps_no_frame(clr::FunctionID function, uintptr_t ip);
 
  private:
   clr::ICorProfilerInfo10& info_;
   FunctionNames& names_;
   std::unordered_map<uintptr_t, clr::FunctionID> functions_by_ip_;  // 0: not a method (a stub)
+  std::unordered_map<uintptr_t, bool> frameless_by_ip_;
 };
 
 }  // namespace umbra

@@ -65,6 +65,10 @@ struct NativeCapture {
   // (snapshot/whole_stack_unwind.h).
   uint64_t recovered[kMaxFrames / 64] = {};
   bool is_recovered(uint32_t i) const { return (recovered[i / 64] >> (i % 64)) & 1; }
+  // through_managed: for a JIT-compiled frames[i], a return address on top of its frame that the chain did not go
+  // to, or 0. If the method keeps no frame of its own, that is its caller, which the chain skipped (the sampler
+  // asks the runtime which methods those are: snapshot/whole_stack_unwind.h).
+  uintptr_t skipped_caller[kMaxFrames] = {};
 };
 
 // Whether the thread that answered `capture` has used no more CPU time since than its return from the handler (its

@@ -2,6 +2,7 @@
 
 #include <ucontext.h>
 
+#include <algorithm>
 #include <cstdint>
 
 #include "snapshot/code_ranges.h"
@@ -102,6 +103,21 @@ __attribute__((no_sanitize("address"))) uintptr_t leaf_return_address(uintptr_t 
   return 0;
 }
 
+// A method without a frame of its own (optimized code that needs none, some precompiled framework code, an
+// UnmanagedCallersOnly callback) keeps its return address on top of its frame, below the record the chain goes to
+// next, which is its caller's caller's: the chain skips the caller. The first word of the few on top of a managed
+// frame that looks like a return address, other than where the chain goes, is that caller if the method has no
+// frame; in a method that has one those words are its locals (the sampler tells the two apart). 0 if none.
+__attribute__((no_sanitize("address"))) uintptr_t return_address_on_top(const Registers& frame, uintptr_t chain_ip) {
+  if (frame.sp == 0 || (frame.sp & 7) != 0 || frame.bp <= frame.sp) return 0;
+  uintptr_t end = std::min(frame.bp, frame.sp + kLeafWordsToLook * 8);
+  for (uintptr_t at = frame.sp; at < end; at += 8) {
+    uintptr_t word = *reinterpret_cast<const uintptr_t*>(at);
+    if (word != chain_ip && is_return_address(word)) return word;
+  }
+  return 0;
+}
+
 }  // namespace
 
 __attribute__((no_sanitize("address"))) void unwind_whole_stack(NativeCapture& capture, void* ucontext) {
@@ -128,11 +144,18 @@ __attribute__((no_sanitize("address"))) void unwind_whole_stack(NativeCapture& c
         truncated = true;
         break;
       }
+      const uint32_t managed_index = count;
       capture.frames[count++] = r.ip;
+      capture.skipped_caller[managed_index] = 0;
       add_skipped_record(r, capture, count, truncated);
       uintptr_t frameless_caller = entered_from_native ? leaf_return_address(r.sp) : 0;
       entered_from_native = false;
+      const Registers managed = r;
       if (truncated || !step_frame_pointer(r)) break;
+      if (count == managed_index + 1) {  // not where a frame was recovered already
+        uintptr_t on_top = return_address_on_top(managed, r.ip);
+        if (on_top != frameless_caller && on_top != capture.word_at_sp) capture.skipped_caller[managed_index] = on_top;
+      }
       // A managed frame without a frame pointer that called into native code (a runtime helper): its return address
       // is on top of its stack, and the chain skipped it, as for a frameless leaf.
       if (frameless_caller != 0 && frameless_caller != r.ip) add_recovered(capture, count, frameless_caller);
