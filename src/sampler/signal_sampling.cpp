@@ -252,23 +252,8 @@ void SignalSampling::attribute_stack(SampledThread& thread, bool on_cpu, Sampler
   thread.last_signal_sample = SampledThread::LastSignalSample{0, &tree, leaf, nullptr, hooked_frame, native_top};
 }
 
-// A thread whose stack by signal loses managed frames below its leaf check after check is one the frame-pointer
-// chain does not walk well (code the handler's recoveries do not cover): its walks are trusted instead. Differences
-// that say nothing of the chain at an ordinary tick neither count nor break a run: no answer, the loader busy, a full
-// buffer, only a frameless leaf's caller, a missing leaf (a thread the suspension stopped by hijacking its return
-// address shows the runtime's stub where its leaf returns) and extra frames (Workloads split: 67 of 297 walks, with
-// 99.2% of the frames agreeing).
 void SignalSampling::note_check(SampledThread& thread, const WalkComparison& c, SamplerStats& tick) {
-  if (!c.differs) {
-    thread.walks_differing_in_a_row = 0;
-    return;
-  }
-  switch (c.difference) {
-    case WalkDifference::kMissingFrames:
-    case WalkDifference::kFaulted: break;
-    default: return;
-  }
-  if (++thread.walks_differing_in_a_row < kFallBackAfter || thread.sampled_by_snapshot) return;
+  if (!check_says_fall_back(c, thread.walks_differing_in_a_row) || thread.sampled_by_snapshot) return;
   thread.sampled_by_snapshot = true;
   thread.last_signal_sample.reset();
   ++sampled_by_snapshot_;

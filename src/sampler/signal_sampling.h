@@ -12,7 +12,7 @@
 //   be (shadow_only_samples).
 // check_against() compares the stacks the threads gave under a suspension with DoStackSnapshot's walks of the same
 // moment (sampler/walk_comparison.h), and counts agreement and differences. A thread whose stacks by signal lose
-// managed frames at kFallBackAfter checks in a row is sampled from snapshot walks from then on: it is no longer
+// managed frames check after check (check_says_fall_back) is sampled from snapshot walks from then on: it is no longer
 // signalled on ordinary ticks, the sampler suspends the runtime at every tick while such a thread lives, and each of
 // its walks is its sample (threads_sampled_by_snapshot, samples_by_snapshot).
 //
@@ -59,8 +59,6 @@ class SignalSampling {
   const AboveHooks& above() const { return above_; }
   // Threads sampled from snapshot walks (sampled mode): while any is known, every tick must suspend and walk.
   size_t threads_sampled_by_snapshot() const { return sampled_by_snapshot_; }
-
-  static constexpr uint32_t kFallBackAfter = 3;
 
  private:
   void attribute_stack(SampledThread& thread, bool on_cpu, SamplerStats& tick);

@@ -67,4 +67,13 @@ WalkComparison compare_walks(const SampleFrame* snapshot_frames, size_t snapshot
   return result;
 }
 
+bool check_says_fall_back(const WalkComparison& c, uint32_t& in_a_row) {
+  if (!c.differs) {
+    in_a_row = 0;
+    return false;
+  }
+  if (c.difference != WalkDifference::kMissingFrames && c.difference != WalkDifference::kFaulted) return false;
+  return ++in_a_row >= kFallBackAfter;
+}
+
 }  // namespace umbra

@@ -37,6 +37,16 @@ struct WalkComparison {
   WalkDifference difference = WalkDifference::kMissingFrames;  // the first, counted from the root (if `differs`)
 };
 
+// A thread whose stack by signal loses managed frames below its leaf check after check is one the frame-pointer
+// chain does not walk well (code the handler's recoveries do not cover): its walks are to be trusted instead. Notes
+// one check of the thread in `in_a_row` (its checks in a row that lost frames; an agreeing one starts it again) and
+// says whether that makes kFallBackAfter. Differences that say nothing of the chain at an ordinary tick neither count
+// nor break a run: no answer, the loader busy, a full buffer, only a frameless leaf's caller, a missing leaf (a thread
+// the suspension stopped by hijacking its return address shows the runtime's stub where its leaf returns) and extra
+// frames (Workloads split: 67 of 297 walks, with 99.2% of the frames agreeing).
+inline constexpr uint32_t kFallBackAfter = 3;
+bool check_says_fall_back(const WalkComparison& c, uint32_t& in_a_row);
+
 // Both stacks leaf first; native frames are skipped.
 WalkComparison compare_walks(const SampleFrame* snapshot, size_t snapshot_count, const SampleFrame* signal,
                              size_t signal_count);

@@ -108,10 +108,12 @@ TEST(SignalWalker, AgreesWithTheRuntimesOwnWalks) {
   }
 }
 
-// OrderService's main thread has stacks the frame-pointer chain walks with frames missing against DoStackSnapshot,
-// check after check (measured: 1-3 threads in each of 5 runs): such a thread is sampled from snapshot walks from
-// then on, the report marks it, and counts it in the stats and the header; the program runs as without a profiler.
-TEST(SignalWalker, ThreadsWhoseWalksKeepDifferingAreSampledFromSnapshotWalks) {
+// A thread that falls back to snapshot walks (the rule: WalkComparison.AThreadFallsBackAfterThreeChecksInARow...)
+// is marked in the report, counted in the stats and the header, and keeps being sampled; the others stay on the
+// walker by signal. The sample app, checked at every tick, is the program whose walks have differed most (1-3
+// threads fell back in each of 5 runs before the frameless methods' callers were found back; none since, mostly).
+TEST(SignalWalker, ThreadsSampledFromSnapshotWalksAreMarkedAndCounted) {
+  if (test_runtime() != "net10") GTEST_SKIP() << "the sample app is published for the SDK's runtime only";
   std::string dir = scratch_dir("walker_fallback");
   ProcessResult plain = run_process(app_command("OrderService"));
   ProcessResult r = run_process(with_app({launcher_path(), "run", "--mode", "sampled", "--walker", "signal",
@@ -123,8 +125,6 @@ TEST(SignalWalker, ThreadsWhoseWalksKeepDifferingAreSampledFromSnapshotWalks) {
   const JsonValue& sampler = *report.find("stats")->find("sampler");
   std::string text = read_file(dir + "/r.txt");
   uint64_t fell_back = sampler.find("threads_sampled_by_snapshot")->as_uint();
-  EXPECT_GE(fell_back, 1u) << text;
-  EXPECT_GT(sampler.find("samples_by_snapshot")->as_uint(), 0u) << text;
   uint64_t marked = 0, marked_samples = 0;
   for (const JsonValue& thread : threads_of(report)) {
     const JsonValue* by = thread.find("sampled_by_snapshot");
@@ -133,10 +133,14 @@ TEST(SignalWalker, ThreadsWhoseWalksKeepDifferingAreSampledFromSnapshotWalks) {
     marked_samples += thread_samples_of(thread);
   }
   EXPECT_EQ(marked, fell_back) << text;
+  EXPECT_LT(marked, threads_of(report).size()) << text;
+  bool said = text.find("threads whose stacks by signal kept differing sampled from snapshot walks instead") !=
+              std::string::npos;
+  EXPECT_EQ(said, fell_back > 0) << text.substr(0, 2000);
+  EXPECT_EQ(text.find("(sampled from snapshot walks)") != std::string::npos, fell_back > 0) << text.substr(0, 2000);
+  if (fell_back == 0) return;
+  EXPECT_GT(sampler.find("samples_by_snapshot")->as_uint(), 0u) << text;
   EXPECT_GT(marked_samples, 0u) << text;
-  EXPECT_NE(text.find("threads whose stacks by signal kept differing sampled from snapshot walks instead"),
-            std::string::npos) << text.substr(0, 2000);
-  EXPECT_NE(text.find("(sampled from snapshot walks)"), std::string::npos) << text.substr(0, 2000);
 }
 
 // Native code that treats EINTR as an error, waiting in poll and nanosleep 1 ms at a time, sampled at 1 kHz: no

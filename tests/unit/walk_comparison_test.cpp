@@ -60,5 +60,31 @@ TEST(WalkComparison, FramesOnlyTheSignalWalkHasAreExtra) {
   EXPECT_EQ(on_top.agreed, 4u);
 }
 
+WalkComparison differing(WalkDifference d) {
+  WalkComparison c;
+  c.differs = true;
+  c.difference = d;
+  return c;
+}
+
+// Three checks in a row whose stacks by signal lost frames below the leaf (or faulted) send the thread to snapshot
+// walks; an agreeing check starts the run again; differences that the check's own suspension causes, or that say
+// nothing of the chain, neither count nor break the run.
+TEST(WalkComparison, AThreadFallsBackAfterThreeChecksInARowThatLostFrames) {
+  uint32_t in_a_row = 0;
+  EXPECT_FALSE(check_says_fall_back(differing(WalkDifference::kMissingFrames), in_a_row));
+  EXPECT_FALSE(check_says_fall_back(differing(WalkDifference::kFaulted), in_a_row));
+  EXPECT_FALSE(check_says_fall_back(WalkComparison{}, in_a_row));  // agreed
+  EXPECT_EQ(in_a_row, 0u);
+  EXPECT_FALSE(check_says_fall_back(differing(WalkDifference::kMissingFrames), in_a_row));
+  for (WalkDifference d : {WalkDifference::kMissingLeaf, WalkDifference::kMissingLeafCaller,
+                           WalkDifference::kExtraFrames, WalkDifference::kTruncated, WalkDifference::kNoAnswer,
+                           WalkDifference::kLoaderBusy})
+    EXPECT_FALSE(check_says_fall_back(differing(d), in_a_row)) << kWalkDifferenceNames[size_t(d)];
+  EXPECT_EQ(in_a_row, 1u);
+  EXPECT_FALSE(check_says_fall_back(differing(WalkDifference::kMissingFrames), in_a_row));
+  EXPECT_TRUE(check_says_fall_back(differing(WalkDifference::kMissingFrames), in_a_row));
+}
+
 }  // namespace
 }  // namespace umbra
