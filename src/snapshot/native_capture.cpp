@@ -2,6 +2,8 @@
 
 #include "hooks/thread_shadow.h"
 #include "snapshot/interrupted_syscall.h"
+#include "snapshot/loader_lock.h"
+#include "util/log.h"
 #include "snapshot/unwind_info.h"
 #include "snapshot/whole_stack_unwind.h"
 
@@ -77,6 +79,7 @@ NativeCapture* capture_named_by(sigval value) {
 struct Unwinding {
   std::atomic<pid_t> tid{0};
   sigjmp_buf* recover = nullptr;
+  unsigned loader_lock_held = 0;  // the thread's holds of the loader's lock when it began (snapshot/loader_lock.h)
 };
 constexpr int kMaxUnwinding = 64;
 Unwinding g_unwinding[kMaxUnwinding];
@@ -89,6 +92,7 @@ Unwinding* begin_unwinding(pid_t self, sigjmp_buf* recover) {
     pid_t free = 0;
     if (u.tid.compare_exchange_strong(free, self, std::memory_order_acq_rel)) {
       u.recover = recover;
+      u.loader_lock_held = loader_lock_holds(self);
       g_unwinding_count.fetch_add(1, std::memory_order_acq_rel);
       return &u;
     }
@@ -108,7 +112,10 @@ void on_fault(int signo, siginfo_t* info, void* ucontext) {
   if (g_unwinding_count.load(std::memory_order_acquire) > 0) {
     pid_t self = pid_t(syscall(SYS_gettid));
     for (Unwinding& u : g_unwinding)
-      if (u.tid.load(std::memory_order_acquire) == self && u.recover != nullptr) siglongjmp(*u.recover, 1);
+      if (u.tid.load(std::memory_order_acquire) == self && u.recover != nullptr) {
+        release_loader_lock_to(self, u.loader_lock_held);  // a fault inside dl_iterate_phdr must not keep its lock
+        siglongjmp(*u.recover, 1);
+      }
   }
   const struct sigaction& previous = g_previous_fault_action[signo == SIGSEGV ? 0 : 1];
   if (previous.sa_flags & SA_SIGINFO) {
@@ -253,6 +260,9 @@ bool stood_still_since_answer(const NativeCapture& capture, uint64_t cpu_ns_now)
 int install_native_capture_handler() {
   if (g_signal != 0) return g_signal;
   unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+  if (!find_loader_lock())
+    log::info("the C library's loader lock was not found: a library unloaded while a stack is unwound could leave "
+              "it taken");
   // The runtime injects activations with SIGRTMIN; look above it for a signal nobody handles.
   for (int sig = SIGRTMIN + 3; sig <= SIGRTMAX - 2; ++sig) {
     struct sigaction current {};
