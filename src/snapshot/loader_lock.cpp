@@ -66,6 +66,12 @@ bool find_loader_lock() {
   return false;
 }
 
+bool loader_lock_may_be_taken(pid_t self) {
+  MutexHead* lock = g_lock;
+  if (lock == nullptr) return true;
+  return __atomic_load_n(&lock->lock, __ATOMIC_ACQUIRE) == 0 || __atomic_load_n(&lock->owner, __ATOMIC_RELAXED) == self;
+}
+
 unsigned loader_lock_holds(pid_t self) {
   MutexHead* lock = g_lock;
   if (lock == nullptr) return 0;

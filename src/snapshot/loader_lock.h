@@ -14,6 +14,12 @@ namespace umbra {
 // if it is not found (a C library laid out otherwise); faults inside dl_iterate_phdr are then not recoverable.
 bool find_loader_lock();
 
+// Async-signal-safe: whether thread `self`, interrupted anywhere, may call dl_iterate_phdr: the lock is free, or
+// held whole by `self` (recursive). Not while another thread holds it (the wait would be a signal handler's), nor
+// while it is between taken and owned, or between disowned and free: the interrupted thread may be the one taking
+// or giving it back, and would wait for itself. True when the lock was not found.
+bool loader_lock_may_be_taken(pid_t self);
+
 // Async-signal-safe: how many times thread `self` holds the lock now (0 when not found).
 unsigned loader_lock_holds(pid_t self);
 

@@ -180,7 +180,7 @@ std::atomic<NativeUnwinder> g_unwinder{unwind_native_top};
 
 // The dynamic loader tells debuggers (r_debug.r_state) while dlopen or dlclose changes its list of objects. The
 // unwinder reads that list (dl_iterate_phdr), and on the thread doing the change its lock lets it in: the list is
-// then half-changed, and a fault there would leave the lock taken. Another thread's change makes it wait only.
+// then half-changed. The lock itself must be free or wholly this thread's (snapshot/loader_lock.h).
 bool loader_changing_objects() {
   return *static_cast<volatile decltype(_r_debug.r_state)*>(&_r_debug.r_state) != r_debug::RT_CONSISTENT;
 }
@@ -200,7 +200,7 @@ void on_capture_signal(int, siginfo_t* info, void* ucontext) {
       capture->state.compare_exchange_strong(expected, NativeCapture::kCapturing, std::memory_order_acq_rel)) {
     capture->count = 0;
     capture->faulted = false;
-    capture->loader_busy = loader_changing_objects();
+    capture->loader_busy = loader_changing_objects() || !loader_lock_may_be_taken(pid_t(syscall(SYS_gettid)));
     // The node of this instant: the thread is stopped here, so its shadow stack and its real stack agree.
     capture->shadow_node = capture->shadow ? capture->shadow->current_node() : nullptr;
     sigjmp_buf recover;

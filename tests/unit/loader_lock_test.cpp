@@ -7,6 +7,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <thread>
 
 namespace umbra {
@@ -62,6 +63,32 @@ TEST(LoaderLock, HoldsLeftByAJumpOutOfTheCallbackAreGivenBack) {
   });
   other.join();
   EXPECT_TRUE(other_thread_got_in);
+}
+
+// The handler may call dl_iterate_phdr only when that cannot wait: the lock free, or wholly its own thread's.
+TEST(LoaderLock, MayBeTakenWhenFreeOrOwnedNotWhileAnotherThreadHoldsIt) {
+  ASSERT_TRUE(find_loader_lock());
+  EXPECT_TRUE(loader_lock_may_be_taken(self()));
+  bool inside = false;
+  dl_iterate_phdr([](dl_phdr_info*, size_t, void* r) {
+    *static_cast<bool*>(r) = loader_lock_may_be_taken(self());
+    return 1;
+  }, &inside);
+  EXPECT_TRUE(inside);
+  std::atomic<int> step{0};
+  std::thread holder([&] {
+    dl_iterate_phdr([](dl_phdr_info*, size_t, void* s) {
+      auto& st = *static_cast<std::atomic<int>*>(s);
+      st = 1;
+      while (st != 2) std::this_thread::yield();
+      return 1;
+    }, &step);
+  });
+  while (step != 1) std::this_thread::yield();
+  EXPECT_FALSE(loader_lock_may_be_taken(self()));
+  step = 2;
+  holder.join();
+  EXPECT_TRUE(loader_lock_may_be_taken(self()));
 }
 
 }  // namespace
