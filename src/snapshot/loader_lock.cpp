@@ -22,6 +22,10 @@ struct MutexHead {
 };
 
 MutexHead* g_lock = nullptr;
+// The C library's own unlock, not a sanitizer's interceptor of pthread_mutex_unlock: the loader took the lock inside
+// the C library, where no interceptor saw it taken.
+using Unlock = int (*)(pthread_mutex_t*);
+Unlock g_unlock = pthread_mutex_unlock;
 
 struct Search {
   const char* base;
@@ -47,6 +51,8 @@ int note_held_mutexes(dl_phdr_info*, size_t, void* data) {
 
 bool find_loader_lock() {
   if (g_lock) return true;
+  if (void* unlock = dlvsym(RTLD_NEXT, "__pthread_mutex_unlock", "GLIBC_2.2.5"))
+    g_unlock = reinterpret_cast<Unlock>(unlock);
   void* state = dlsym(RTLD_DEFAULT, "_rtld_global");
   Dl_info info{};
   void* entry = nullptr;
@@ -81,7 +87,7 @@ unsigned loader_lock_holds(pid_t self) {
 
 void release_loader_lock_to(pid_t self, unsigned held_before) {
   for (unsigned held = loader_lock_holds(self); held > held_before; --held)
-    pthread_mutex_unlock(reinterpret_cast<pthread_mutex_t*>(g_lock));
+    g_unlock(reinterpret_cast<pthread_mutex_t*>(g_lock));
 }
 
 }  // namespace umbra
