@@ -19,9 +19,14 @@ clr::FunctionID MethodsByIp::function_at(uintptr_t ip) {
   if (!in_managed_code(ip)) {
     if (!outside_elf_code(ip)) return 0;
     // Perhaps code mapped since the mappings were read: read them again, at most every 20 ms (a chain gone
-    // astray gives addresses that are never code, and reading the mappings costs about 100 us).
-    process_code_ranges().refresh_executable(20'000'000);
-    if (!in_managed_code(ip)) return 0;
+    // astray gives addresses that are never code, and reading the mappings costs about 100 us), or every
+    // 2 ms for an address in a reservation, where the runtime puts the code it compiles.
+    CodeRanges& ranges = process_code_ranges();
+    ranges.refresh_executable(ranges.in_reservation(ip) ? 2'000'000 : 20'000'000);
+    if (!in_managed_code(ip)) {
+      missed_unmapped_code_ = true;
+      return 0;
+    }
   }
   auto [it, inserted] = functions_by_ip_.try_emplace(ip, 0);
   if (!inserted) return it->second;
@@ -58,9 +63,11 @@ bool MethodsByIp::keeps_no_frame(clr::FunctionID function, uintptr_t ip) {
   return false;
 }
 
-void MethodsByIp::resolve(const NativeCapture& capture, std::vector<SampleFrame>& leaf_first) {
+uintptr_t MethodsByIp::resolve(const NativeCapture& capture, std::vector<SampleFrame>& leaf_first) {
   leaf_first.clear();
+  missed_unmapped_code_ = false;
   uint32_t last_managed_index = ~0u;  // the capture index of the last managed frame kept
+  uintptr_t replaced_ip = 0;
   for (uint32_t i = 0; i < capture.count; ++i) {
     uintptr_t ip = capture.frames[i];
     if (!outside_elf_code(ip)) {
@@ -76,8 +83,10 @@ void MethodsByIp::resolve(const NativeCapture& capture, std::vector<SampleFrame>
     // A recovered frame right after two frames of one method: the second is the original code of a method
     // replaced on stack, a frame that is not there (whole_stack_unwind.h).
     if (capture.is_recovered(i) && i >= 2 && follows_managed && leaf_first.size() >= 2 &&
-        !leaf_first[leaf_first.size() - 2].native && leaf_first[leaf_first.size() - 2].id == leaf_first.back().id)
+        !leaf_first[leaf_first.size() - 2].native && leaf_first[leaf_first.size() - 2].id == leaf_first.back().id) {
       leaf_first.pop_back();
+      if (replaced_ip == 0) replaced_ip = capture.frames[i - 1];  // the leaf's, which the word on top may return into
+    }
     leaf_first.push_back({f, false});
     last_managed_index = i;
     uintptr_t caller = capture.skipped_caller[i];
@@ -88,6 +97,7 @@ void MethodsByIp::resolve(const NativeCapture& capture, std::vector<SampleFrame>
       leaf_first.push_back({skipped, false});
     }
   }
+  return replaced_ip;
 }
 
 }  // namespace umbra

@@ -24,7 +24,11 @@ class MethodsByIp {
   clr::FunctionID function_at(uintptr_t ip);
   // The capture's IPs as frames, leaf first (a return address is looked up one byte back, inside its call). A
   // method that keeps no frame of its own gets the caller the chain skipped (NativeCapture::skipped_caller).
-  void resolve(const NativeCapture& capture, std::vector<SampleFrame>& leaf_first);
+  // Returns the IP of the innermost frame it dropped as the original code of a method replaced on stack, 0 if none.
+  uintptr_t resolve(const NativeCapture& capture, std::vector<SampleFrame>& leaf_first);
+  // Whether the last resolve() left out an address outside every executable mapping read so far: perhaps code
+  // mapped since (the mappings are read again at most every 20 ms), so that stack may lack a method.
+  bool missed_unmapped_code() const { return missed_unmapped_code_; }
   // Whether the code of `function` that holds `ip` keeps no frame pointer: its first instruction is not push rbp,
   // with which the JIT (and the precompiling compiler) begins every frame that has one. False when not known.
   bool keeps_no_frame(clr::FunctionID function, uintptr_t ip);
@@ -34,6 +38,7 @@ class MethodsByIp {
   FunctionNames& names_;
   std::unordered_map<uintptr_t, clr::FunctionID> functions_by_ip_;  // 0: not a method (a stub)
   std::unordered_map<uintptr_t, bool> frameless_by_ip_;
+  bool missed_unmapped_code_ = false;
 };
 
 }  // namespace umbra

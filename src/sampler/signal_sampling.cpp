@@ -4,7 +4,6 @@
 #include <chrono>
 
 #include "sampler/shadow_sampling.h"
-#include "sampler/signal_stack_alignment.h"
 #include "sampler/walk_comparison.h"
 #include "snapshot/code_ranges.h"
 #include "snapshot/native_capture.h"
@@ -161,16 +160,24 @@ void SignalSampling::count_on_node(SampledThread& thread, CallNode* node, bool o
 
 // The method the return address on top of the interrupted stack returns into (a frameless leaf's caller), or 0. The
 // handler keeps that word only when it returns into managed code; 0 is not looked up (an address not found makes
-// MethodsByIp read the process's mappings again).
-clr::FunctionID SignalSampling::caller_on_top(const NativeCapture& capture) {
-  return capture.word_at_sp != 0 ? methods_.function_at(capture.word_at_sp - 1) : 0;
+// MethodsByIp read the process's mappings again). A method replaced on stack keeps the return address into its
+// original code (`replaced_ip`, a frame resolve dropped) on top of its frame: that is no caller.
+clr::FunctionID SignalSampling::caller_on_top(const NativeCapture& capture, uintptr_t replaced_ip) {
+  if (capture.word_at_sp == 0 || capture.word_at_sp == replaced_ip) return 0;
+  return methods_.function_at(capture.word_at_sp - 1);
+}
+
+// The capture's frames as methods and native IPs into leaf_first_, aligned with the shadow node `node` (nullptr:
+// none).
+SignalStackAlignment SignalSampling::resolve_and_align(const NativeCapture& capture, const CallNode* node) {
+  uintptr_t replaced_ip = methods_.resolve(capture, leaf_first_);
+  return align_with_shadow(leaf_first_.data(), leaf_first_.size(), node, caller_on_top(capture, replaced_ip),
+                           capture.truncated);
 }
 
 // The capture's frames as methods and native IPs, leaf first, with the caller a frameless leaf hid put back.
 void SignalSampling::managed_stack_of(const NativeCapture& capture) {
-  methods_.resolve(capture, leaf_first_);
-  auto at = align_with_shadow(leaf_first_.data(), leaf_first_.size(), nullptr, caller_on_top(capture),
-                              capture.truncated);
+  auto at = resolve_and_align(capture, nullptr);
   if (at.leaf_caller) leaf_first_.insert(leaf_first_.begin() + 1, SampleFrame{at.leaf_caller, false});
 }
 
@@ -208,10 +215,7 @@ void SignalSampling::attribute_stack(SampledThread& thread, bool on_cpu, Sampler
   CallNode* node = const_cast<CallNode*>(capture.shadow_node);
   bool hooked_frame = node && is_method_node(*node);
   SignalStackAlignment at{Outcome::kUnaligned};
-  if (!capture.faulted && !capture.loader_busy) {
-    methods_.resolve(capture, leaf_first_);
-    at = align_with_shadow(leaf_first_.data(), leaf_first_.size(), node, caller_on_top(capture), capture.truncated);
-  }
+  if (!capture.faulted && !capture.loader_busy) at = resolve_and_align(capture, node);
   switch (at.outcome) {
     case Outcome::kOnHookedFrame: count_on_node(thread, node, on_cpu, tick); return;
     case Outcome::kUnaligned:
@@ -250,6 +254,8 @@ void SignalSampling::attribute_stack(SampledThread& thread, bool on_cpu, Sampler
   bool native_top = leaf_first_[0].native;
   if (!shadows_) (native_top ? thread.native_samples : thread.managed_samples) += 1;
   thread.last_signal_sample = SampledThread::LastSignalSample{0, &tree, leaf, nullptr, hooked_frame, native_top};
+  // A stack that may lack a method is not counted again while the thread stands still: it is taken again.
+  if (methods_.missed_unmapped_code()) thread.last_signal_sample.reset();
 }
 
 void SignalSampling::note_check(SampledThread& thread, const WalkComparison& c, SamplerStats& tick) {

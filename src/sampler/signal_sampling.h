@@ -32,6 +32,7 @@
 #include "names/function_names.h"
 #include "sampler/methods_by_ip.h"
 #include "sampler/sampler_stats.h"
+#include "sampler/signal_stack_alignment.h"
 #include "sampler/stack_tick.h"
 #include "sampler/walk_comparison.h"
 #include "snapshot/sampled_tree.h"
@@ -64,7 +65,8 @@ class SignalSampling {
   void attribute_stack(SampledThread& thread, bool on_cpu, SamplerStats& tick);
   void attribute_native_top(SampledThread& thread, bool on_cpu, SamplerStats& tick);
   void managed_stack_of(const NativeCapture& capture);
-  clr::FunctionID caller_on_top(const NativeCapture& capture);
+  clr::FunctionID caller_on_top(const NativeCapture& capture, uintptr_t replaced_ip);
+  SignalStackAlignment resolve_and_align(const NativeCapture& capture, const CallNode* node);
   ThreadShadow* shadow_of(clr::ThreadID id) const;
   void count_on_node(SampledThread& thread, CallNode* node, bool on_cpu, SamplerStats& tick);
   void count_on_shadow(SampledThread* thread, const ThreadShadow* shadow, bool on_cpu, SamplerStats& tick);

@@ -83,14 +83,17 @@ void CodeRanges::refresh_executable(uint64_t min_age_ns) {
   FILE* maps = std::fopen("/proc/self/maps", "re");
   if (maps == nullptr) return;
   auto table = std::make_unique<CodeRangeTable>();
+  auto reserved = std::make_unique<CodeRangeTable>();
   char line[512];
   while (std::fgets(line, sizeof line, maps)) {
     unsigned long start = 0, end = 0;
     char perms[5] = {};
-    if (std::sscanf(line, "%lx-%lx %4s", &start, &end, perms) == 3 && perms[2] == 'x')
-      table->ranges.push_back({uintptr_t(start), uintptr_t(end)});
+    if (std::sscanf(line, "%lx-%lx %4s", &start, &end, perms) != 3) continue;
+    if (perms[2] == 'x') table->ranges.push_back({uintptr_t(start), uintptr_t(end)});
+    else if (perms[0] == '-' && perms[1] == '-') reserved->ranges.push_back({uintptr_t(start), uintptr_t(end)});
   }
   std::fclose(maps);
+  reserved_ = std::move(reserved);
   const CodeRangeTable* old = executable();
   bool same = old != nullptr && old->ranges.size() == table->ranges.size() &&
               std::equal(old->ranges.begin(), old->ranges.end(), table->ranges.begin(),
@@ -102,7 +105,10 @@ void CodeRanges::refresh_executable(uint64_t min_age_ns) {
 
 const CodeRange* executable_range_of(uintptr_t ip) {
   const CodeRangeTable* t = process_code_ranges().executable();
-  return t == nullptr ? nullptr : t->find(ip);
+  if (const CodeRange* range = t == nullptr ? nullptr : t->find(ip)) return range;
+  // A library loaded since the mappings were last read: the ELF table follows every load at the next tick.
+  const CodeRangeTable* elf = process_code_ranges().current();
+  return elf == nullptr ? nullptr : elf->find(ip);
 }
 
 }  // namespace umbra

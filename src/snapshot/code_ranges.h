@@ -39,6 +39,10 @@ class CodeRanges {
   // Sampler thread: reads the executable mappings again unless they were read within `min_age_ns` (an address
   // outside them may be code mapped since). Allocates.
   void refresh_executable(uint64_t min_age_ns = 1'000'000'000);
+  // Sampler thread: whether `ip` lay in a mapping without any access when the mappings were last read. The runtime
+  // reserves its code heaps that way and makes pages executable as it fills them: such an address is likely code
+  // made since.
+  bool in_reservation(uintptr_t ip) const { return reserved_ != nullptr && reserved_->contains(ip); }
 
  private:
 
@@ -47,6 +51,7 @@ class CodeRanges {
   std::vector<std::unique_ptr<CodeRangeTable>> tables_;
   std::atomic<const CodeRangeTable*> current_{nullptr};
   std::atomic<const CodeRangeTable*> executable_{nullptr};
+  std::unique_ptr<CodeRangeTable> reserved_;  // sampler thread only
   uint64_t executable_read_ns_ = 0;
   unsigned long long adds_ = 0;
   unsigned long long subs_ = 0;
@@ -69,7 +74,8 @@ inline bool in_managed_code(uintptr_t ip) {
   const CodeRangeTable* executable = process_code_ranges().executable();
   return executable != nullptr && executable->contains(ip) && outside_elf_code(ip);
 }
-// The executable mapping holding `ip` ([start, end)), or nullptr.
+// The executable mapping holding `ip` ([start, end)), or the code of an ELF object loaded since the mappings were
+// read; nullptr if neither.
 const CodeRange* executable_range_of(uintptr_t ip);
 
 }  // namespace umbra

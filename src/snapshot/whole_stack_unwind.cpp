@@ -64,6 +64,7 @@ __attribute__((no_sanitize("address"))) bool is_return_address(uintptr_t word) {
 bool add_recovered(NativeCapture& capture, uint32_t& count, uintptr_t ip) {
   if (count == NativeCapture::kMaxFrames) return false;
   capture.recovered[count / 64] |= uint64_t(1) << (count % 64);
+  capture.skipped_caller[count] = 0;
   capture.frames[count++] = ip;
   return true;
 }
@@ -77,18 +78,25 @@ bool add_recovered(NativeCapture& capture, uint32_t& count, uintptr_t ip) {
 //   original code (a frame that is not there) and the RBP of the original method's caller, so the chain skips the
 //   caller. The original frame's own record returns into that caller.
 // The recovered return address is added as a frame and marked (NativeCapture::recovered); the sampler drops the
-// frame that is not there (two frames of one method, the second followed by a recovered one).
-__attribute__((no_sanitize("address"))) void add_skipped_record(const Registers& r, NativeCapture& capture,
-                                                                uint32_t& count, bool& truncated) {
-  if (r.bp <= r.sp + 8 || (r.sp & 7) != 0) return;
+// frame that is not there (two frames of one method, the second followed by a recovered one). Returns the
+// recovered frame's stack pointer (just above its return address), 0 if none was added.
+__attribute__((no_sanitize("address"))) uintptr_t add_skipped_record(const Registers& r, NativeCapture& capture,
+                                                                     uint32_t& count, bool& truncated) {
+  if (r.bp <= r.sp + 8 || (r.sp & 7) != 0) return 0;
   uintptr_t to = r.bp - r.sp > kMaxScanBytes ? r.sp + kMaxScanBytes : r.bp;
   for (uintptr_t at = r.sp + 8; at < to; at += 8) {
     if (*reinterpret_cast<const uintptr_t*>(at - 8) != r.bp) continue;
     uintptr_t word = *reinterpret_cast<const uintptr_t*>(at);
-    if (!is_return_address(word)) continue;
-    if (!add_recovered(capture, count, word)) truncated = true;
-    return;
+    // Both kinds return into managed code; a return into native code here is what an earlier call left behind
+    // (seen: the profiler's own thread-start callback, on a thread that then blocked in a P/Invoke).
+    if (!outside_elf_code(word) || !is_return_address(word)) continue;
+    if (!add_recovered(capture, count, word)) {
+      truncated = true;
+      return 0;
+    }
+    return at + 8;
   }
+  return 0;
 }
 
 // A frameless leaf (or one in its prologue or epilogue) keeps its return address on top of the stack, above the
@@ -147,15 +155,18 @@ __attribute__((no_sanitize("address"))) void unwind_whole_stack(NativeCapture& c
       const uint32_t managed_index = count;
       capture.frames[count++] = r.ip;
       capture.skipped_caller[managed_index] = 0;
-      add_skipped_record(r, capture, count, truncated);
+      const uintptr_t recovered_sp = add_skipped_record(r, capture, count, truncated);
       uintptr_t frameless_caller = entered_from_native ? leaf_return_address(r.sp) : 0;
       entered_from_native = false;
       const Registers managed = r;
       if (truncated || !step_frame_pointer(r)) break;
-      if (count == managed_index + 1) {  // not where a frame was recovered already
-        uintptr_t on_top = return_address_on_top(managed, r.ip);
-        if (on_top != frameless_caller && on_top != capture.word_at_sp) capture.skipped_caller[managed_index] = on_top;
-      }
+      // The frame whose callers may have been skipped: the recovered one if any (it lies between this frame's
+      // stack pointer and the record the chain went to), else this one.
+      const bool recovered = recovered_sp != 0;
+      const uint32_t top_index = recovered ? managed_index + 1 : managed_index;
+      const Registers top = recovered ? Registers{0, recovered_sp, managed.bp} : managed;
+      uintptr_t on_top = return_address_on_top(top, r.ip);
+      if (on_top != frameless_caller && on_top != capture.word_at_sp) capture.skipped_caller[top_index] = on_top;
       // A managed frame without a frame pointer that called into native code (a runtime helper): its return address
       // is on top of its stack, and the chain skipped it, as for a frameless leaf.
       if (frameless_caller != 0 && frameless_caller != r.ip) add_recovered(capture, count, frameless_caller);

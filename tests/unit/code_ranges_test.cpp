@@ -50,5 +50,29 @@ TEST(CodeRanges, ExecutableMappingsIncludeMemoryMappedSince) {
   munmap(page, 4096);
 }
 
+// The runtime reserves its code heaps without access and makes pages executable as it fills them: an address in
+// such a reservation is known as one, until the page becomes executable code.
+TEST(CodeRanges, AReservationIsKnownUntilItsPagesBecomeCode) {
+  CodeRanges ranges;
+  ranges.refresh();
+  void* reserved = mmap(nullptr, 2 * 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(reserved, MAP_FAILED);
+  const uintptr_t first = reinterpret_cast<uintptr_t>(reserved), second = first + 4096;
+  EXPECT_FALSE(ranges.in_reservation(first));  // not read since it was made
+  ranges.refresh_executable(0);
+  EXPECT_TRUE(ranges.in_reservation(first));
+  EXPECT_TRUE(ranges.in_reservation(second));
+  EXPECT_FALSE(ranges.executable()->contains(first));
+  static int data = 0;
+  EXPECT_FALSE(ranges.in_reservation(reinterpret_cast<uintptr_t>(&data)));
+  EXPECT_FALSE(ranges.in_reservation(reinterpret_cast<uintptr_t>(&ElfCodeMarker)));
+  ASSERT_EQ(mprotect(reserved, 4096, PROT_READ | PROT_EXEC), 0);
+  ranges.refresh_executable(0);
+  EXPECT_TRUE(ranges.executable()->contains(first));
+  EXPECT_FALSE(ranges.in_reservation(first));
+  EXPECT_TRUE(ranges.in_reservation(second));
+  munmap(reserved, 2 * 4096);
+}
+
 }  // namespace
 }  // namespace umbra
