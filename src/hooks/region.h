@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <type_traits>
 
 namespace umbra {
 
@@ -26,6 +27,27 @@ class Region {
  private:
   void* data_ = nullptr;
   size_t size_ = 0;
+};
+
+// A fixed-capacity buffer of `T`s in a Region: its pages cost nothing until written, where a vector of the same
+// size is zeroed (and committed) when made. The elements read as all-zero bytes until then, which must be the
+// default value of T.
+template <typename T>
+class ReservedArray {
+  static_assert(std::is_trivially_copyable_v<T> && std::is_aggregate_v<T>);
+
+ public:
+  explicit ReservedArray(size_t capacity)
+      : region_(capacity * sizeof(T), capacity * sizeof(T)),
+        data_(static_cast<T*>(region_.data())),
+        capacity_(region_.size() / sizeof(T)) {}
+  T* data() const { return data_; }
+  size_t capacity() const { return capacity_; }  // 0 if the reservation failed
+
+ private:
+  Region region_;
+  T* data_;
+  size_t capacity_;
 };
 
 }  // namespace umbra

@@ -16,10 +16,9 @@ constexpr size_t kMaxSpliceFramesPerTick = size_t(1) << 17;
 
 }  // namespace
 
-Reconciliation::Reconciliation(FunctionNames& names) : names_(names) {
+Reconciliation::Reconciliation(FunctionNames& names)
+    : names_(names), splice_buffer_(kMaxSplicesPerTick), splice_frame_buffer_(kMaxSpliceFramesPerTick) {
   root_first_.resize(kMaxFramesPerThread);
-  splice_buffer_.resize(kMaxSplicesPerTick);
-  splice_frame_buffer_.resize(kMaxSpliceFramesPerTick);
   unexplained_shadow_.reserve(kMaxFramesPerThread);
   unexplained_snapshot_.reserve(kMaxFramesPerThread);
 }
@@ -32,9 +31,9 @@ void Reconciliation::prepare(const ShadowPool& pool) {
   std::sort(shadows_by_id_.begin(), shadows_by_id_.end());
   names_.copy_invisible(invisible_generation_, invisible_);
   tick_ = ReconcileCounts{};
-  scratch_ = ReconcileScratch{root_first_.data(),         root_first_.size(), splice_buffer_.data(),
-                              splice_buffer_.size(),       0,                  splice_frame_buffer_.data(),
-                              splice_frame_buffer_.size(), 0};
+  scratch_ = ReconcileScratch{root_first_.data(),             root_first_.size(), splice_buffer_.data(),
+                              splice_buffer_.capacity(),       0,                  splice_frame_buffer_.data(),
+                              splice_frame_buffer_.capacity(), 0};
 }
 
 void Reconciliation::on_walk(clr::ThreadID thread, const FrameSink& walk, bool complete) {

@@ -24,8 +24,10 @@ std::chrono::milliseconds native_top_wait(uint32_t interval_ms) {
 }  // namespace
 
 StackTick::StackTick(clr::ICorProfilerInfo10& info, ThreadRegistry& threads, Options options)
-    : info_(info), threads_(threads), options_(options) {
-  frames_.resize(kMaxFramesPerTick);
+    : info_(info),
+      threads_(threads),
+      options_(options),
+      frames_(kMaxFramesPerTick) {
   enumerated_.resize(kMaxEnumeratedThreads);
   unknown_.reserve(kMaxEnumeratedThreads);
 }
@@ -198,7 +200,7 @@ void StackTick::walk_suspended(SamplerStats& tick, WalkObserver* observer) {
       continue;
     }
     target->last_walk = SampledThread::LastWalk::kNone;  // until this walk proves whole
-    FrameSink sink{frames_.data() + used, std::min(kMaxFramesPerThread, frames_.size() - used)};
+    FrameSink sink{frames_.data() + used, std::min(kMaxFramesPerThread, frames_.capacity() - used)};
     sink.native_runs = &target->native_runs;
     clr::HRESULT hr = walk_thread(info_, id, sink);
     if (observer && sink.count > 0 && hr != clr::CORPROF_E_STACKSNAPSHOT_UNSAFE)

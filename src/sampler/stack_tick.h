@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "clr/corprof.h"
+#include "hooks/region.h"
 #include "sampler/sampler_stats.h"
 #include "snapshot/sampled_tree.h"
 #include "snapshot/stack_walk.h"
@@ -86,7 +87,8 @@ class StackTick {
   Options options_;
   std::vector<std::shared_ptr<SampledThread>> targets_;  // sorted by ThreadID
   std::vector<Walk> walks_;
-  std::vector<SampleFrame> frames_;
+  // Committed as walks fill it: 4 MiB zeroed at start-up cost the program's main thread 4-5 ms.
+  ReservedArray<SampleFrame> frames_;
   std::vector<clr::ThreadID> enumerated_;
   std::vector<clr::ThreadID> unknown_;
 };
