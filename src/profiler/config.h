@@ -30,7 +30,8 @@ struct Config {
   std::string log_level;
   double min_percent{};
   uint32_t interval_ms{};
-  uint32_t reconcile_ms{};  // a snapshot to check the shadow stacks (or sampled mode's signal walks) against; 0: none
+  uint32_t reconcile_ms{};  // a snapshot to check the shadow stacks against; 0: none
+  uint32_t check_ms{};      // sampled mode: a suspension to check the stacks taken by signal against; 0: none
   Walker walker{};
   bool verify{};            // reconcile at every tick and summarize differences loudly at exit
   std::vector<std::string> formats;

@@ -160,7 +160,7 @@ clr::HRESULT Session::start_shadow() {
   options.shadows = &pool_;
   options.stacks_by_signal = hook_selection_ != nullptr;
   options.native_tops_by_signal = hook_selection_ == nullptr && !config_.noop_hooks;
-  options.reconcile_every = reconcile_every();
+  options.reconcile_every = ticks_between_checks(config_.reconcile_ms);
   sampler_ = std::make_unique<Sampler>(*info_, threads_, names_, options);
   sampler_->start();
   log::info("shadow mode: {} hooks, event mask 0x{:x}, report to {}.*", hook_family_name(config_.hooks), mask,
@@ -201,11 +201,11 @@ clr::HRESULT Session::install_hooks() {
   return hr;
 }
 
-// Ticks between two checks against the runtime's walk (0: none): --reconcile-ms in ticks, every tick with --verify.
-uint32_t Session::reconcile_every() const {
+// Ticks between two checks against the runtime's walk (0: none): `every_ms` in ticks, every tick with --verify.
+uint32_t Session::ticks_between_checks(uint32_t every_ms) const {
   if (config_.verify) return 1;
-  if (config_.reconcile_ms == 0) return 0;
-  return std::max<uint32_t>(1, (config_.reconcile_ms + config_.interval_ms / 2) / config_.interval_ms);
+  if (every_ms == 0) return 0;
+  return std::max<uint32_t>(1, (every_ms + config_.interval_ms / 2) / config_.interval_ms);
 }
 
 // Sampled mode: no hooks; precompiled code and inlining stay as they are, so the program runs at full speed.
@@ -219,7 +219,7 @@ clr::HRESULT Session::start_sampled() {
   SamplerOptions options;
   options.interval_ms = config_.interval_ms;
   options.walker = config_.walker == Walker::kSuspend ? SamplerOptions::Walker::kSuspend : SamplerOptions::Walker::kSignal;
-  options.reconcile_every = reconcile_every();
+  options.reconcile_every = ticks_between_checks(config_.check_ms);
   sampler_ = std::make_unique<Sampler>(*info_, threads_, names_, options);
   if (!config_.attached) start_sampling();
   return clr::S_OK;

@@ -85,7 +85,7 @@ class Session {
   clr::HRESULT start_sampled();
   clr::HRESULT install_hooks();
   void start_coarse_clock();
-  uint32_t reconcile_every() const;
+  uint32_t ticks_between_checks(uint32_t every_ms) const;
   void stop_coarse_clock();
 
   Config config_;

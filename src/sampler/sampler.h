@@ -49,7 +49,7 @@ struct SamplerOptions {
   // Sampled mode: stacks taken by signal (checked against a suspension's walks every reconcile_every ticks), or
   // a suspension and DoStackSnapshot at every tick.
   enum class Walker { kSuspend, kSignal };
-  Walker walker = Walker::kSuspend;
+  Walker walker = Walker::kSignal;
 };
 
 class Sampler {

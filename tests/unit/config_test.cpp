@@ -27,6 +27,8 @@ Config readme_defaults() {
   c.min_percent = 0.5;
   c.interval_ms = 10;
   c.reconcile_ms = 100;
+  c.check_ms = 1000;
+  c.walker = Walker::kSignal;
   c.verify = false;
   c.formats = {"json", "text"};
   c.allow_inlining = false;
@@ -48,6 +50,8 @@ TEST(Config, EveryDefaultIsTheOneTheReadmeStates) {
   EXPECT_FALSE(c.descendant);
   EXPECT_EQ(c.interval_ms, 10u);
   EXPECT_EQ(c.reconcile_ms, 100u);
+  EXPECT_EQ(c.check_ms, 1000u);
+  EXPECT_EQ(c.walker, Walker::kSignal);
   EXPECT_FALSE(c.verify);
   EXPECT_EQ(c.max_depth, 65536u);
   EXPECT_EQ(c.max_tree_mb, 4096u);
@@ -69,6 +73,7 @@ TEST(Config, RangesEndWhereTheMessagesSay) {
   } ranges[] = {
       {"UMBRA_INTERVAL_MS", "0", "1", "60000", "60001"},
       {"UMBRA_RECONCILE_MS", "-1", "0", "60000", "60001"},
+      {"UMBRA_CHECK_MS", "-1", "0", "60000", "60001"},
       {"UMBRA_MAX_DEPTH", "15", "16", "16777216", "16777217"},
       {"UMBRA_MIN_PERCENT", "-0.5", "0", "100", "100.5"},
   };
@@ -150,7 +155,7 @@ TEST(Config, GoodValues) {
 // configuration is README's default one (not load({}), which would follow a changed default).
 TEST(Config, EveryVariableWithEveryKindOfBadValue) {
   const char* variables[] = {"UMBRA_MODE",         "UMBRA_LAUNCHED_PID",    "UMBRA_LOG_LEVEL",
-                             "UMBRA_MIN_PERCENT",  "UMBRA_INTERVAL_MS",     "UMBRA_RECONCILE_MS",
+                             "UMBRA_MIN_PERCENT",  "UMBRA_INTERVAL_MS",     "UMBRA_RECONCILE_MS", "UMBRA_CHECK_MS",
                              "UMBRA_VERIFY",       "UMBRA_MAX_DEPTH",       "UMBRA_HOOKS",
                              "UMBRA_EXACT_TIMES",  "UMBRA_BENCH_NOOP_HOOKS", "UMBRA_ALLOW_INLINING",
                              "UMBRA_FORMATS"};
