@@ -50,9 +50,11 @@ BiasRun profile_bias(const std::string& name, const std::vector<std::string>& op
 }
 
 // The self-sample split of the two methods is the split the program measured, within 5 points, in sampled mode
-// with the walker by signal and in shadow mode. The suspending walker stops the thread only at a safe point, never
-// inside LoopFree, so LoopFree gets almost none of its samples (they land in the runtime's GC poll in RunBias): the
-// test tells the two apart.
+// with the walker by signal and in shadow mode. The program leaves out what the calls themselves cost: in shadow
+// mode that is mostly the hooks, sampled as umbra's own native frames or in RunBias, never as LoopFree's self time
+// (while the program's measure included them, LoopFree's share of the samples came out up to 95 points below it).
+// The suspending walker stops the thread only at a safe point, never inside LoopFree, so LoopFree gets almost none
+// of its samples (they land in the runtime's GC poll in RunBias): the test tells the two apart.
 TEST(SignalWalker, NoSafePointBias) {
   // 2 ms ticks for 5 s: about 1,700 samples in the two methods, so that 5 points are several standard deviations
   // (on a loaded machine a third of the ticks can find the thread not yet scheduled to answer).

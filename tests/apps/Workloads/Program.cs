@@ -10,7 +10,9 @@
 //                share of the two calls' time in per mille (the tests hook only RunSplit)
 //   bias MS      for MS milliseconds, LoopFree (no loop, no call: no safe point inside) called 100 times in a
 //                row, then Looping once, each side timed (about 40% and 60%); prints LoopFree's measured share in
-//                per mille. A sampler that stops threads only at safe points gives LoopFree's samples to its caller
+//                per mille, net of what 100 calls of an empty method cost (the calls and any hooks are not
+//                LoopFree's own time). A sampler that stops threads only at safe points gives LoopFree's samples
+//                to its caller
 //   soak S       S seconds of steady work (calls, allocations, async, a new thread each second);
 //                prints the process's RSS once a minute after a full GC
 //   cpuwait MS   the main thread computes in Crunch() for MS milliseconds while a thread named "waiter" is blocked
@@ -227,7 +229,9 @@ public static class Program
             long t1 = Stopwatch.GetTimestamp();
             x += Looping(x, 3_000);
             long t2 = Stopwatch.GetTimestamp();
-            inFree += t1 - t0;
+            for (int i = 0; i < 100; i++) x = CallOnly(x);
+            long t3 = Stopwatch.GetTimestamp();
+            inFree += (t1 - t0) - (t3 - t2);
             inLoop += t2 - t1;
         }
         sink += x;
@@ -336,6 +340,10 @@ public static class Program
         x ^= x >> 29;
         return x;
     }
+
+    // What calling LoopFree costs apart from its body: the call, the loop around it and, in shadow mode, the hooks.
+    [MethodImpl(MethodImplOptions.NoInlining | MethodImplOptions.AggressiveOptimization)]
+    static long CallOnly(long x) => x;
 
     [MethodImpl(MethodImplOptions.NoInlining | MethodImplOptions.AggressiveOptimization)]
     static long Looping(long x, int n)
