@@ -250,7 +250,7 @@ def real_variants(trace, focus):
         FLOOR: (["--reconcile-ms", "0", "--interval-ms", "60000"], {"UMBRA_BENCH_NOOP_HOOKS": "1"}),
         SHADOW: ([], {}),
         FOCUSED: (["--hooks-for", focus], {}),
-        "umbra sampled 100 Hz": (["--mode", "sampled", "--interval-ms", "10"], {}),
+        "umbra sampled 100 Hz": (["--mode", "sampled", "--walker", "suspend", "--interval-ms", "10"], {}),
         SIGNAL_100: (["--mode", "sampled", "--walker", "signal", "--interval-ms", "10"], {}),
         "EventPipe SampleProfiler 1 kHz": (None, eventpipe_env(trace)),
     }
