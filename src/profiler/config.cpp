@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string_view>
+#include <utility>
 
 #include "profiler/options.h"
 #include "util/join.h"
@@ -38,18 +39,28 @@ std::vector<std::string> unknown_variable_warnings(const char* const* environmen
   return warnings;
 }
 
-// Each option in the table's order takes its default, then its variable's value if that is valid.
+// Each option in the table's order takes its default, then its variable's value if that is valid. A valid value
+// of an option of the other mode does nothing: it gets a line too, once the mode is known.
 Config load_config(const EnvLookup& env, int64_t pid, std::vector<std::string>& warnings) {
   Config config;
+  std::vector<std::pair<const Option*, std::string>> mode_bound;
   for (const Option& option : options()) {
     if (!option.rule.store) continue;  // the launcher's own
     if (option.default_value) option.rule.store(default_for(option, pid), config, pid);
     auto value = env(option.variable);
     if (!value) continue;
     Verdict verdict = option.rule.store(*value, config, pid);
-    if (verdict.problem.empty()) continue;
+    if (verdict.problem.empty()) {
+      if (option.only_in) mode_bound.emplace_back(&option, *value);
+      continue;
+    }
     std::string instead = verdict.instead.empty() ? "using " + default_for(option, pid) : verdict.instead;
     warnings.push_back(std::string(option.variable) + "='" + *value + "' " + verdict.problem + "; " + instead);
+  }
+  for (const auto& [option, value] : mode_bound) {
+    if (*option->only_in == config.mode) continue;
+    warnings.push_back(std::string(option->variable) + "='" + value + "' applies to " + mode_name(*option->only_in) +
+                       " mode only; ignoring it in " + mode_name(config.mode) + " mode");
   }
   return config;
 }

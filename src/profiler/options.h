@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,6 +20,7 @@ struct Option {
   const char* default_value = nullptr;  // as the variable spells it, "<pid>" standing for the process id
   std::string help{};                   // for the usage text
   Rule rule{};                          // none for UMBRA_LIBRARY, which the launcher reads itself
+  std::optional<Mode> only_in{};        // an option of one mode: set in the other, it gets a line saying so
 };
 
 // In the order load_config reads them (and the usage text lists them).

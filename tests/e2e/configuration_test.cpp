@@ -20,7 +20,7 @@ const char* const kVariables[] = {"UMBRA_MODE",          "UMBRA_LAUNCHED_PID",  
                                   "UMBRA_VERIFY",        "UMBRA_MAX_DEPTH",     "UMBRA_HOOKS",
                                   "UMBRA_EXACT_TIMES",   "UMBRA_BENCH_NOOP_HOOKS", "UMBRA_ALLOW_INLINING",
                                   "UMBRA_FORMATS",       "UMBRA_PRECOMPILED",   "UMBRA_MAX_TREE_MB",
-                                  "UMBRA_RUNTIME_FRAMES"};
+                                  "UMBRA_RUNTIME_FRAMES", "UMBRA_CHECK_MS",      "UMBRA_WALKER"};
 
 struct BadValue {
   const char* kind;

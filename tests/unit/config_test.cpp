@@ -69,26 +69,45 @@ TEST(Config, EveryDefaultIsTheOneTheReadmeStates) {
 // Each range's ends as umbra's messages state them ("from 1 to 60000"): an end is taken, one past it is not.
 TEST(Config, RangesEndWhereTheMessagesSay) {
   struct Range {
-    const char *variable, *below, *lowest, *highest, *above;
+    const char *variable, *below, *lowest, *highest, *above, *mode = "shadow";
   } ranges[] = {
       {"UMBRA_INTERVAL_MS", "0", "1", "60000", "60001"},
       {"UMBRA_RECONCILE_MS", "-1", "0", "60000", "60001"},
-      {"UMBRA_CHECK_MS", "-1", "0", "60000", "60001"},
+      {"UMBRA_CHECK_MS", "-1", "0", "60000", "60001", "sampled"},
       {"UMBRA_MAX_DEPTH", "15", "16", "16777216", "16777217"},
       {"UMBRA_MIN_PERCENT", "-0.5", "0", "100", "100.5"},
   };
   for (const Range& r : ranges) {
     for (const char* taken : {r.lowest, r.highest}) {
       std::vector<std::string> warnings;
-      load({{r.variable, taken}}, warnings);
+      load({{r.variable, taken}, {"UMBRA_MODE", r.mode}}, warnings);
       EXPECT_TRUE(warnings.empty()) << r.variable << "=" << taken;
     }
     for (const char* refused : {r.below, r.above}) {
       std::vector<std::string> warnings;
-      load({{r.variable, refused}}, warnings);
+      load({{r.variable, refused}, {"UMBRA_MODE", r.mode}}, warnings);
       EXPECT_EQ(warnings.size(), 1u) << r.variable << "=" << refused;
     }
   }
+}
+
+// Each mode checks its stacks at its own interval: the other mode's variable, though valid, would do nothing
+// silently, so it gets one line; a bad value of it gets only the bad value's line.
+TEST(Config, AnOptionOfTheOtherModeGetsOneLine) {
+  std::vector<std::string> warnings;
+  Config c = load({{"UMBRA_MODE", "sampled"}, {"UMBRA_RECONCILE_MS", "50"}, {"UMBRA_CHECK_MS", "200"}}, warnings);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_EQ(warnings[0], "UMBRA_RECONCILE_MS='50' applies to shadow mode only; ignoring it in sampled mode");
+  EXPECT_EQ(c.check_ms, 200u);
+  warnings.clear();
+  load({{"UMBRA_CHECK_MS", "200"}, {"UMBRA_RECONCILE_MS", "50"}}, warnings);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_EQ(warnings[0], "UMBRA_CHECK_MS='200' applies to sampled mode only; ignoring it in shadow mode");
+  warnings.clear();
+  load({{"UMBRA_CHECK_MS", "abc"}}, warnings);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_EQ(warnings[0].rfind("UMBRA_CHECK_MS='abc' ", 0), 0u) << warnings[0];
+  EXPECT_EQ(warnings[0].find("applies to"), std::string::npos) << warnings[0];
 }
 
 TEST(Config, HookFamilyAndTiming) {
