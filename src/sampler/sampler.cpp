@@ -86,13 +86,17 @@ std::string Sampler::release_native_tops(std::chrono::milliseconds wait) {
   if (!native_tops_) return "";
   // A thread that is not scheduled (a stopped process, an overloaded machine) takes its signal late: wait for it.
   auto deadline = std::chrono::steady_clock::now() + wait;
-  while (!threads_.native_captures_settled() || native_capture_signal_pending()) {
+  while (!threads_.native_captures_settled() || native_capture_signal_pending() || native_capture_handler_running()) {
     if (std::chrono::steady_clock::now() > deadline)
       return "a thread has not taken umbra's native-frame signal yet, so its handler must stay";
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   if (!uninstall_native_capture_handler())
     return "a signal handler installed after umbra's sits on one of its signals and may call it";
+  // A handler that has just left the count still has its last instructions to run in umbra's code: those few
+  // instructions, not a descheduled thread's whole answer, are what this grace covers.
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  if (native_capture_handler_running()) return "a thread is still inside umbra's native-frame signal handler";
   native_tops_ = false;
   return "";
 }

@@ -185,9 +185,13 @@ bool loader_changing_objects() {
   return *static_cast<volatile decltype(_r_debug.r_state)*>(&_r_debug.r_state) != r_debug::RT_CONSISTENT;
 }
 
+// Threads inside on_capture_signal: umbra's code must stay mapped until none is.
+std::atomic<int32_t> g_handlers_running{0};
+
 // Async-signal-safe: only libunwind local unwinding (per-thread caching), atomics and the validated capture.
 // ThreadSanitizer does not model a signal's delivery as ordering; tests/tsan.supp says so for this handler.
 void on_capture_signal(int, siginfo_t* info, void* ucontext) {
+  g_handlers_running.fetch_add(1, std::memory_order_acq_rel);
   int saved_errno = errno;
   bool ours = info && info->si_code == SI_QUEUE && info->si_pid == getpid();
   // The sampler does not signal a thread blocked in a call a handler fails; one that entered it since gets it back.
@@ -227,6 +231,7 @@ void on_capture_signal(int, siginfo_t* info, void* ucontext) {
     count_answer();
   }
   errno = saved_errno;
+  g_handlers_running.fetch_sub(1, std::memory_order_acq_rel);
 }
 
 }  // namespace
@@ -321,6 +326,8 @@ bool native_capture_signal_pending() {
   closedir(tasks);
   return pending;
 }
+
+bool native_capture_handler_running() { return g_handlers_running.load(std::memory_order_acquire) != 0; }
 
 bool uninstall_native_capture_handler() {
   if (g_signal == 0) return true;

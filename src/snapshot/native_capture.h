@@ -87,6 +87,9 @@ int install_native_capture_handler();
 bool uninstall_native_capture_handler();
 // Whether the capture signal is pending (sent, not yet taken) for any thread of the process, as /proc says.
 bool native_capture_signal_pending();
+// Whether a thread is inside umbra's capture handler now: it took the signal but has not returned (an answer that
+// came too late for its request still runs through the handler, and a thread can be descheduled in it).
+bool native_capture_handler_running();
 
 // Replaces the unwinder the handler calls (nullptr restores libunwind's): tests make it fault on purpose, since
 // libunwind itself checks most addresses before reading them.

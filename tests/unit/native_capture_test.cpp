@@ -254,6 +254,39 @@ TEST(NativeCaptureSignal, AFaultInTheUnwinderEndsTheCaptureNotTheProgram) {
 }
 #endif
 
+std::atomic<bool> g_inside_unwinder{false}, g_leave_unwinder{false};
+
+void waiting_unwinder(NativeCapture&, void*) {
+  g_inside_unwinder = true;
+  while (!g_leave_unwinder) {
+  }
+}
+
+// Detaching unmaps umbra's code: a thread still inside the handler (here held in the unwinder) must be seen, so
+// that the handler is not taken away under it.
+TEST(NativeCaptureSignal, AThreadInsideTheHandlerIsSeenUntilItLeaves) {
+  ASSERT_NE(install_native_capture_handler(), 0);
+  replace_native_unwinder(waiting_unwinder);
+  std::atomic<bool> stop{false};
+  std::atomic<pid_t> tid{0};
+  std::thread busy([&] {
+    tid = pid_t(syscall(SYS_gettid));
+    umbra_test_native_busy(&stop);
+  });
+  ASSERT_TRUE(wait_for([&] { return tid.load() != 0; }));
+  EXPECT_FALSE(native_capture_handler_running());
+  auto capture = std::make_unique<NativeCapture>();
+  ASSERT_TRUE(request_native_capture(tid, *capture));
+  ASSERT_TRUE(wait_for([&] { return g_inside_unwinder.load(); }));
+  EXPECT_TRUE(native_capture_handler_running());
+  g_leave_unwinder = true;
+  EXPECT_TRUE(wait_for([&] { return capture->state.load() == NativeCapture::kDone; }));
+  EXPECT_TRUE(wait_for([] { return !native_capture_handler_running(); }));
+  stop = true;
+  busy.join();
+  replace_native_unwinder(nullptr);
+}
+
 // Code outside every ELF object, with an RBP frame and no unwind information, as the JIT writes it: push rbp;
 // mov rbp, rsp; mov rax, target; call rax; pop rbp; ret.
 struct JitLikeCode {
