@@ -45,20 +45,30 @@ bool wait_for(const std::function<bool()>& condition) {
   return true;
 }
 
-TEST(NativeCapture, CapturesTheNativeTopOfAnotherThread) {
-  ASSERT_NE(install_native_capture_handler(), 0);
+// A thread spinning in native code until the end of its scope.
+struct BusyNativeThread {
   std::atomic<bool> stop{false};
   std::atomic<pid_t> tid{0};
-  std::thread busy([&] {
+  std::thread thread{[this] {
     tid = pid_t(syscall(SYS_gettid));
     umbra_test_native_busy(&stop);
-  });
-  ASSERT_TRUE(wait_for([&] { return tid.load() != 0; }));
+  }};
+  ~BusyNativeThread() {
+    stop = true;
+    thread.join();
+  }
+  bool started() const { return wait_for([this] { return tid.load() != 0; }); }
+};
+
+TEST(NativeCapture, CapturesTheNativeTopOfAnotherThread) {
+  ASSERT_NE(install_native_capture_handler(), 0);
   auto capture = std::make_unique<NativeCapture>();
-  ASSERT_TRUE(request_native_capture(tid, *capture));
-  ASSERT_TRUE(wait_for([&] { return capture->state.load() == NativeCapture::kDone; }));
-  stop = true;
-  busy.join();
+  {
+    BusyNativeThread busy;
+    ASSERT_TRUE(busy.started());
+    ASSERT_TRUE(request_native_capture(busy.tid, *capture));
+    ASSERT_TRUE(wait_for([&] { return capture->state.load() == NativeCapture::kDone; }));
+  }
   // All native code down to the thread's start: the busy function is at the top (below a sanitizer's shim, if
   // any), and no JIT code was met.
   ASSERT_GT(capture->count, 2u);
@@ -267,23 +277,18 @@ void waiting_unwinder(NativeCapture&, void*) {
 TEST(NativeCaptureSignal, AThreadInsideTheHandlerIsSeenUntilItLeaves) {
   ASSERT_NE(install_native_capture_handler(), 0);
   replace_native_unwinder(waiting_unwinder);
-  std::atomic<bool> stop{false};
-  std::atomic<pid_t> tid{0};
-  std::thread busy([&] {
-    tid = pid_t(syscall(SYS_gettid));
-    umbra_test_native_busy(&stop);
-  });
-  ASSERT_TRUE(wait_for([&] { return tid.load() != 0; }));
-  EXPECT_FALSE(native_capture_handler_running());
   auto capture = std::make_unique<NativeCapture>();
-  ASSERT_TRUE(request_native_capture(tid, *capture));
-  ASSERT_TRUE(wait_for([&] { return g_inside_unwinder.load(); }));
-  EXPECT_TRUE(native_capture_handler_running());
-  g_leave_unwinder = true;
-  EXPECT_TRUE(wait_for([&] { return capture->state.load() == NativeCapture::kDone; }));
-  EXPECT_TRUE(wait_for([] { return !native_capture_handler_running(); }));
-  stop = true;
-  busy.join();
+  {
+    BusyNativeThread busy;
+    ASSERT_TRUE(busy.started());
+    EXPECT_FALSE(native_capture_handler_running());
+    ASSERT_TRUE(request_native_capture(busy.tid, *capture));
+    ASSERT_TRUE(wait_for([&] { return g_inside_unwinder.load(); }));
+    EXPECT_TRUE(native_capture_handler_running());
+    g_leave_unwinder = true;
+    EXPECT_TRUE(wait_for([&] { return capture->state.load() == NativeCapture::kDone; }));
+    EXPECT_TRUE(wait_for([] { return !native_capture_handler_running(); }));
+  }
   replace_native_unwinder(nullptr);
 }
 
