@@ -72,8 +72,9 @@ TEST(SamplerInterval, EachIntervalIsDrawnFromHalfToOneAndAHalfTimesTheMean) {
   for (double m : ms) mean += m / double(ms.size());
   EXPECT_GT(mean, 17.0);
   EXPECT_LT(mean, 26.0);
-  EXPECT_GE(count([](double m) { return m < 14.0; }), 10) << "expected about 20 of 100 under 0.7x";
-  EXPECT_GE(count([](double m) { return m > 26.0; }), 10) << "expected about 20 of 100 over 1.3x";
+  // About 20 of 100 each way; at least 5 (a fixed period gives none): 10 failed once in a whole run (9 of 100).
+  EXPECT_GE(count([](double m) { return m < 14.0; }), 5) << "expected about 20 of 100 under 0.7x";
+  EXPECT_GE(count([](double m) { return m > 26.0; }), 5) << "expected about 20 of 100 over 1.3x";
   EXPECT_GE(count([](double m) { return m >= 9.5 && m <= 32.0; }), 80) << ::testing::PrintToString(ms);
 }
 
