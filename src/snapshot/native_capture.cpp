@@ -28,6 +28,8 @@ namespace umbra {
 namespace {
 
 int g_signal = 0;
+// Whether g_signal is the runtime's activation signal, its handler kept behind umbra's for every signal not umbra's.
+bool g_shares_activation_signal = false;
 
 // The futex word of a round: requests sent and not yet answered. It changes with every answer, so a requester
 // that read it before deciding to sleep cannot miss one.
@@ -63,6 +65,12 @@ sigval value_naming(uint32_t slot) {
   return value;
 }
 
+// Async-signal-safe. Whether umbra's sampler sent this signal: queued from this process with the cookie.
+bool sent_by_umbra(const siginfo_t* info) {
+  return info && info->si_code == SI_QUEUE && info->si_pid == getpid() &&
+         uint32_t(reinterpret_cast<uint64_t>(info->si_value.sival_ptr) >> 32) == g_cookie;
+}
+
 // Async-signal-safe. The capture `value` names if it was requested of the calling thread; nullptr otherwise.
 NativeCapture* capture_named_by(sigval value) {
   uint64_t bits = reinterpret_cast<uint64_t>(value.sival_ptr);
@@ -85,7 +93,7 @@ constexpr int kMaxUnwinding = 64;
 Unwinding g_unwinding[kMaxUnwinding];
 std::atomic<int> g_unwinding_count{0};  // a fault elsewhere in the program costs one load when this is 0
 struct sigaction g_previous_fault_action[2];  // SIGSEGV, SIGBUS
-struct sigaction g_previous_capture_action;   // the capture signal's, SIG_DFL when it was found free
+struct sigaction g_previous_capture_action;   // the capture signal's: the runtime's, or SIG_DFL when found free
 
 Unwinding* begin_unwinding(pid_t self, sigjmp_buf* recover) {
   for (Unwinding& u : g_unwinding) {
@@ -190,10 +198,15 @@ std::atomic<int32_t> g_handlers_running{0};
 
 // Async-signal-safe: only libunwind local unwinding (per-thread caching), atomics and the validated capture.
 // ThreadSanitizer does not model a signal's delivery as ordering; tests/tsan.supp says so for this handler.
-void on_capture_signal(int, siginfo_t* info, void* ucontext) {
+void on_capture_signal(int signo, siginfo_t* info, void* ucontext) {
   g_handlers_running.fetch_add(1, std::memory_order_acq_rel);
+  bool ours = sent_by_umbra(info);
+  if (!ours && g_shares_activation_signal) {  // the runtime's own activation (or anyone else's signal): its handler
+    g_previous_capture_action.sa_sigaction(signo, info, ucontext);
+    g_handlers_running.fetch_sub(1, std::memory_order_acq_rel);
+    return;
+  }
   int saved_errno = errno;
-  bool ours = info && info->si_code == SI_QUEUE && info->si_pid == getpid();
   // The sampler does not signal a thread blocked in a call a handler fails; one that entered it since gets it back.
   if (ours) restart_call_failed_by_handler(ucontext);
   NativeCapture* capture = ours ? capture_named_by(info->si_value) : nullptr;
@@ -262,13 +275,40 @@ bool stood_still_since_answer(const NativeCapture& capture, uint64_t cpu_ns_now)
          cpu_ns_now - capture.cpu_ns_at_answer <= kReturnFromHandlerNs;
 }
 
+namespace {
+
+// The runtime's activation signal (SIGRTMIN), with umbra's handler in front of the runtime's. The runtime handles
+// SIGSEGV (a NullReferenceException) on the thread's alternate signal stack, which is small; a signal delivered
+// there can overflow it (its frame holds the whole vector state, several KiB), and the kernel then kills the
+// process. So the runtime blocks its activation signal while on that stack, and unblocks it on the thread's own
+// stack, even when the exception resumes the program without returning from the handler. Any other signal would
+// need the same care, and only the runtime's code knows when the thread has left that stack.
+bool share_activation_signal() {
+  struct sigaction current {};
+  if (sigaction(SIGRTMIN, nullptr, &current) != 0 || !(current.sa_flags & SA_SIGINFO) ||
+      current.sa_sigaction == nullptr)
+    return false;  // no runtime handler to stand in front of (a program without the runtime: tests)
+  struct sigaction action = current;  // the runtime's flags and mask
+  action.sa_sigaction = on_capture_signal;
+  if (sigaction(SIGRTMIN, &action, &g_previous_capture_action) != 0) return false;
+  g_shares_activation_signal = true;
+  return true;
+}
+
+}  // namespace
+
 int install_native_capture_handler() {
   if (g_signal != 0) return g_signal;
   unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
   if (!find_loader_lock())
     log::info("the C library's loader lock was not found: a library unloaded while a stack is unwound could leave "
               "it taken");
-  // The runtime injects activations with SIGRTMIN; look above it for a signal nobody handles.
+  if (share_activation_signal()) {
+    install_fault_guard();
+    g_signal = SIGRTMIN;
+    return g_signal;
+  }
+  // Without the runtime's handler: a signal nobody handles, above those the runtime uses.
   for (int sig = SIGRTMIN + 3; sig <= SIGRTMAX - 2; ++sig) {
     struct sigaction current {};
     if (sigaction(sig, nullptr, &current) != 0) continue;
@@ -337,6 +377,7 @@ bool uninstall_native_capture_handler() {
   sigaction(SIGBUS, &g_previous_fault_action[1], nullptr);
   sigaction(g_signal, &g_previous_capture_action, nullptr);
   g_signal = 0;
+  g_shares_activation_signal = false;
   return true;
 }
 

@@ -76,8 +76,11 @@ struct NativeCapture {
 // unchanged may count that stack again. A thread that ran on after answering may have moved on from it.
 bool stood_still_since_answer(const NativeCapture& capture, uint64_t cpu_ns_now);
 
-// Installs the handler on a free real-time signal (one no other handler uses). Returns the signal, or 0 when
-// none is free (native tops are then not captured, and the sampler says so once).
+// Installs the handler on the runtime's activation signal (SIGRTMIN), in front of the runtime's handler, which
+// gets every signal umbra did not send: the runtime keeps that signal blocked while a thread is on its small
+// alternate signal stack (handling a NullReferenceException), where any other signal could overflow it and end the
+// process. Without a handler there to share (no runtime), a free real-time signal (one no other handler uses).
+// Returns the signal, or 0 when none is free (native tops are then not captured, and the sampler says so once).
 int install_native_capture_handler();
 
 // Puts back the handlers install_native_capture_handler replaced (the capture signal's, SIGSEGV's and SIGBUS's),

@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <set>
 #include <thread>
 
@@ -39,6 +40,7 @@ class Server {
     thread_ = std::thread([this, env] {
       result_ = run_process(app_command("WebApi", {port_file_, kRounds, kFaultEvery}), env, 600,
                             [this](pid_t pid) { pid_.store(pid); });
+      ended_.store(true);
     });
     for (int i = 0; i < 2400 && address_.empty(); ++i) {
       std::ifstream in(port_file_);
@@ -54,6 +56,7 @@ class Server {
   }
   pid_t pid() const { return pid_.load(); }
   const std::string& address() const { return address_; }
+  bool ended() const { return ended_.load(); }
   // Asks it to end (ASP.NET Core ends gracefully on SIGTERM) and waits for it.
   const ProcessResult& terminate() {
     kill(pid(), SIGTERM);
@@ -67,6 +70,7 @@ class Server {
  private:
   std::string port_file_, address_;
   std::atomic<pid_t> pid_{0};
+  std::atomic<bool> ended_{false};
   ProcessResult result_;
   std::thread thread_;
 };
@@ -165,13 +169,34 @@ TEST(Attach, WebApiUnderLoad) {
   std::thread load([&] {
     client = run_process(app_command("LoadClient", {server.address(), "600", kConnections, kRounds, stop_file}));
   });
+  // The load ends (its stop file) and is waited for on every way out of the test, a failed one included.
+  auto stop_load = [&] {
+    std::ofstream(stop_file) << "stop\n";
+    if (load.joinable()) load.join();
+  };
+  struct Guard {
+    std::function<void()> at_exit;
+    ~Guard() { at_exit(); }
+  } load_guard{stop_load};
+  // A server that ended during an attach: what it said is the only clue to why.
+  auto server_runs_on = [&](const char* after) {
+    if (!server.ended()) return true;
+    stop_load();
+    const ProcessResult& served = server.wait();
+    ADD_FAILURE() << "the server ended during the " << after << " attach, exit code " << served.exit_code
+                  << "; its stderr:\n"
+                  << served.err;
+    return false;
+  };
 
   // Attached for a few seconds, then again: the runtime has unloaded umbra, and loads it anew.
   ProcessResult first =
       run_process(attach_command(pid, {"--duration", "4", "--interval-ms", "1", "-o", dir + "/first"}));
+  if (!server_runs_on("first")) return;
   expect_attached_and_detached(first, pid, dir + "/first", "attach_duration");
   ProcessResult second = run_process(
       attach_command(pid, {"--duration", "4", "--interval-ms", "1", "--mode", "shadow", "-o", dir + "/second"}));
+  if (!server_runs_on("second")) return;
   expect_attached_and_detached(second, pid, dir + "/second", "attach_duration");
   EXPECT_EQ(occurrences(second.err, "umbra: UMBRA_MODE='shadow' needs enter/leave hooks, which the runtime allows "
                                     "only in a profiler loaded at start-up; attaching in sampled mode\n"),
@@ -191,6 +216,7 @@ TEST(Attach, WebApiUnderLoad) {
     kill(launcher, SIGINT);
   };
   ProcessResult interrupted = run_process(attach_command(pid, {"-o", dir + "/interrupted"}), {}, 300, interrupt);
+  if (!server_runs_on("interrupted")) return;
   expect_attached_and_detached(interrupted, pid, dir + "/interrupted", "attach_stopped");
   EXPECT_EQ(occurrences(interrupted.err, "umbra: stopping: umbra writes the report, then detaches"), 1u)
       << interrupted.err;
@@ -201,7 +227,7 @@ TEST(Attach, WebApiUnderLoad) {
     wait_until_attached(launcher);
     std::ofstream(stop_file) << "stop\n";
   });
-  load.join();
+  stop_load();
   const ProcessResult& served = server.wait();
   EXPECT_EQ(ended.exit_code, 0) << ended.err;
   EXPECT_EQ(occurrences(ended.err, "umbra: pid " + std::to_string(pid) + " (dotnet) ended during the attach"), 1u)

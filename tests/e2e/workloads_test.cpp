@@ -180,6 +180,31 @@ TEST_P(Workloads, CpuTimeApartFromWaiting) {
   EXPECT_EQ(line.find(" calls ") != std::string::npos, shadow()) << line;  // sampled mode measures no calls
 }
 
+// NullReferenceExceptions raised as fast as four threads can: the runtime handles each SIGSEGV on the thread's small
+// alternate signal stack, where a sampling signal could overflow it and the kernel would kill the program. The
+// program ends as it would without umbra, and every faulting thread is still sampled after its first fault.
+TEST_P(Workloads, HardwareExceptionsOnFourThreads) {
+  Profiled run = profile(GetParam(), {"faults", "3000"});
+  uint64_t caught = 0;
+  ASSERT_EQ(std::sscanf(run.result.out.c_str(), "faults caught=%lu", &caught), 1) << run.result.out;
+  EXPECT_GT(caught, 4000u) << "each thread faults many times a millisecond";
+  size_t faulting_threads = 0;
+  uint64_t fault_calls = 0;
+  for (const auto& thread : threads_of(run.report)) {
+    uint64_t samples = 0;
+    for_each_path(thread, [&](const std::vector<const JsonValue*>& path) {
+      const JsonValue& last = *path.back();
+      if (name_of(last).find("<RunFaults>b__") != std::string::npos) samples += samples_of(last);
+      if (name_of(last) == "Workloads.Program.Fault") fault_calls += calls_of(last);
+    });
+    if (samples == 0) continue;
+    ++faulting_threads;
+    EXPECT_GT(samples, 100u) << "a thread that stops answering the sampler after its first fault";
+  }
+  EXPECT_EQ(faulting_threads, 4u);
+  if (shadow()) EXPECT_EQ(fault_calls, caught) << "each call of Fault raised one exception, caught once";
+}
+
 INSTANTIATE_TEST_SUITE_P(BothModes, Workloads, ::testing::Values("shadow", "sampled"),
                          [](const ::testing::TestParamInfo<const char*>& info) { return info.param; });
 

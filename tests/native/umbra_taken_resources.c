@@ -1,7 +1,9 @@
 /* Preloaded into a profiled program to take from umbra what a real program or system may have taken already:
-     UMBRA_TAKE_RT_SIGNALS=1  every real-time signal above the runtime's own (SIGRTMIN) has a handler at start-up
+     UMBRA_TAKE_RT_SIGNALS=1  every real-time signal above the runtime's own (SIGRTMIN) has a handler at start-up,
+                              and the runtime's handler of SIGRTMIN reads as absent to a query (a runtime without
+                              one: umbra then has no signal to share either)
      UMBRA_HANG_WRITES_DIR=D  opening a file for writing under D never returns (a writer stuck on a dead mount)
-   open and open64 are intercepted (umbra's writer creates its files with open). */
+   open and open64 are intercepted (umbra's writer creates its files with open), and sigaction. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -29,6 +31,18 @@ __attribute__((constructor)) static void take_rt_signals(void) {
     action.sa_flags = SA_SIGINFO;
     sigaction(sig, &action, NULL);
   }
+}
+
+EXPORT int sigaction(int signo, const struct sigaction* action, struct sigaction* old) {
+  static int (*real)(int, const struct sigaction*, struct sigaction*);
+  if (!real) real = (int (*)(int, const struct sigaction*, struct sigaction*))dlsym(RTLD_NEXT, "sigaction");
+  int result = real(signo, action, old);
+  const char* take = getenv("UMBRA_TAKE_RT_SIGNALS");
+  if (result == 0 && signo == SIGRTMIN && action == NULL && old != NULL && take && strcmp(take, "1") == 0) {
+    memset(old, 0, sizeof *old);
+    old->sa_handler = SIG_DFL;
+  }
+  return result;
 }
 
 static void hang_if_writing_under_dir(const char* path, int flags) {

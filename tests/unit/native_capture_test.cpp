@@ -60,15 +60,30 @@ struct BusyNativeThread {
   bool started() const { return wait_for([this] { return tid.load() != 0; }); }
 };
 
+// The runtime's activation handler, as the runtime installs it on SIGRTMIN at start-up, before umbra's: every test
+// here captures through it, as in a .NET process.
+std::atomic<int> g_activations{0};
+void runtime_activation_handler(int, siginfo_t*, void*) { g_activations.fetch_add(1); }
+void install_runtime_activation_handler() {
+  struct sigaction action {};
+  action.sa_sigaction = runtime_activation_handler;
+  action.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGRTMIN, &action, nullptr);
+}
+const bool g_runtime_present = (install_runtime_activation_handler(), true);
+
 TEST(NativeCapture, CapturesTheNativeTopOfAnotherThread) {
-  ASSERT_NE(install_native_capture_handler(), 0);
+  ASSERT_EQ(install_native_capture_handler(), SIGRTMIN) << "the runtime's activation signal, shared";
   auto capture = std::make_unique<NativeCapture>();
+  const int activations = g_activations.load();
   {
     BusyNativeThread busy;
     ASSERT_TRUE(busy.started());
     ASSERT_TRUE(request_native_capture(busy.tid, *capture));
     ASSERT_TRUE(wait_for([&] { return capture->state.load() == NativeCapture::kDone; }));
   }
+  EXPECT_EQ(g_activations.load(), activations) << "a capture is not an activation of the runtime's";
   // All native code down to the thread's start: the busy function is at the top (below a sanitizer's shim, if
   // any), and no JIT code was met.
   ASSERT_GT(capture->count, 2u);
@@ -175,12 +190,42 @@ TEST(NativeCaptureSignal, ForgedValuesAreIgnored) {
   int signo = install_native_capture_handler();
   ASSERT_NE(signo, 0);
   NativeCapture capture;  // a real capture in the table, requested of nobody
+  const int activations = g_activations.load();
   // A value that was a pointer in an earlier design, unmapped memory, bits that look like a slot, and zero.
   for (uintptr_t value : {uintptr_t(0x10), uintptr_t(0xdead0000beef), uintptr_t(capture.slot), uintptr_t(0),
                           reinterpret_cast<uintptr_t>(&capture)})
     forge(signo, reinterpret_cast<void*>(value));
   EXPECT_EQ(capture.state.load(), NativeCapture::kIdle);
   EXPECT_EQ(capture.count, 0u);
+  EXPECT_EQ(g_activations.load(), activations + 5) << "what umbra did not send is the runtime's to judge";
+}
+
+// The runtime suspends threads for a GC by its activation signal (sent with pthread_kill): each one still reaches
+// its handler, through umbra's.
+TEST(NativeCaptureSignal, TheRuntimesActivationsStillReachItsHandler) {
+  ASSERT_EQ(install_native_capture_handler(), SIGRTMIN);
+  const int activations = g_activations.load();
+  ASSERT_EQ(pthread_kill(pthread_self(), SIGRTMIN), 0);  // delivered before pthread_kill returns
+  EXPECT_EQ(g_activations.load(), activations + 1);
+}
+
+// A process without the runtime's handler (or a runtime without one): a real-time signal nobody handles.
+TEST(NativeCaptureSignal, WithoutTheRuntimesHandlerAFreeSignalIsUsed) {
+  ASSERT_EQ(install_native_capture_handler(), SIGRTMIN);
+  ASSERT_TRUE(uninstall_native_capture_handler());
+  signal(SIGRTMIN, SIG_DFL);
+  int free_signal = install_native_capture_handler();
+  EXPECT_GT(free_signal, SIGRTMIN + 2);
+  {
+    NativeCapture capture;
+    BusyNativeThread busy;
+    ASSERT_TRUE(busy.started());
+    ASSERT_TRUE(request_native_capture(busy.tid, capture));
+    EXPECT_TRUE(wait_for([&] { return capture.state.load() == NativeCapture::kDone; }));
+  }
+  ASSERT_TRUE(uninstall_native_capture_handler());
+  install_runtime_activation_handler();
+  EXPECT_EQ(install_native_capture_handler(), SIGRTMIN);
 }
 
 TEST(NativeCaptureSignal, ACaptureRequestedOfAnotherThreadIsNotAnsweredHere) {

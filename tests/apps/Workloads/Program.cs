@@ -19,6 +19,9 @@
 //                in Monitor.Wait the whole time; prints "cpuwait done" once the waiter has been released
 //   steady MS    for MS milliseconds, Step() in a loop with short sleeps, and every 200 ms a new thread that calls
 //                Step() 1,000 times and ends; prints "steady done"
+//   faults MS    for MS milliseconds, 4 threads each read a field through a null reference in Fault() and catch
+//                the NullReferenceException (the runtime raises it from a SIGSEGV, handled on the thread's alternate
+//                signal stack); prints "faults caught=N" with N the catches the threads counted together
 //   phases DIR   calls Phase() 100 times, writes its process id to DIR/phase1, waits until DIR/go exists, calls
 //                Phase() 50 more times; prints "phases done" (a report asked for in between holds the first 100)
 using System;
@@ -52,6 +55,7 @@ public static class Program
             case "cpuwait": RunCpuWait(n); break;
             case "steady": RunSteady(n); break;
             case "phases": RunPhases(args[1]); break;
+            case "faults": RunFaults(n); break;
             default: Console.Error.WriteLine($"unknown workload '{what}'"); return 2;
         }
         return 0;
@@ -414,6 +418,35 @@ public static class Program
         }
         GC.Collect();
         Console.WriteLine($"soak t={clock.ElapsedMilliseconds / 1000} rss_kb={RssKb()}");
+    }
+
+    sealed class Box { public int Value = 1; }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static int Fault(Box? box) => box!.Value;
+
+    static void RunFaults(int ms)
+    {
+        long caught = 0;
+        var threads = new List<Thread>();
+        for (int t = 0; t < 4; t++)
+        {
+            var thread = new Thread(() =>
+            {
+                var clock = Stopwatch.StartNew();
+                long mine = 0;
+                while (clock.ElapsedMilliseconds < ms)
+                {
+                    try { sink += Fault(null); }
+                    catch (NullReferenceException) { mine++; }
+                }
+                Interlocked.Add(ref caught, mine);
+            });
+            thread.Start();
+            threads.Add(thread);
+        }
+        foreach (var thread in threads) thread.Join();
+        Console.WriteLine($"faults caught={caught}");
     }
 
     static void RunCpuWait(int ms)
