@@ -197,7 +197,11 @@ TEST(NativeCaptureSignal, ForgedValuesAreIgnored) {
     forge(signo, reinterpret_cast<void*>(value));
   EXPECT_EQ(capture.state.load(), NativeCapture::kIdle);
   EXPECT_EQ(capture.count, 0u);
+#if defined(__SANITIZE_THREAD__)  // ThreadSanitizer keeps one pending instance of a signal, not a queue
+  EXPECT_GT(g_activations.load(), activations) << "what umbra did not send is the runtime's to judge";
+#else
   EXPECT_EQ(g_activations.load(), activations + 5) << "what umbra did not send is the runtime's to judge";
+#endif
 }
 
 // The runtime suspends threads for a GC by its activation signal (sent with pthread_kill): each one still reaches
