@@ -32,7 +32,7 @@ struct Config {
   uint32_t interval_ms{};
   uint32_t reconcile_ms{};  // a snapshot to check the shadow stacks against; 0: none
   uint32_t check_ms{};      // sampled mode: a suspension to check the stacks taken by signal against; 0: none
-  Walker walker{};
+  Walker walker = Walker::kSignal;
   bool verify{};            // reconcile at every tick and summarize differences loudly at exit
   std::vector<std::string> formats;
   RuntimeFrames runtime_frames{};  // the runtime's native frames in the formats people read: folded or kept

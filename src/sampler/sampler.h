@@ -1,10 +1,10 @@
 // The sampler thread: every interval (drawn from 0.5-1.5x the mean, so that periodic work is not sampled in
 // lock-step) it takes one tick.
-// - Sampled mode, walker by signal (--walker signal): each thread's whole stack taken by signal where it runs
-//   (SignalSampling), no suspension; every reconcile interval (and at the first tick, which finds the threads that
+// - Sampled mode, walker by signal (the default): each thread's whole stack taken by signal where it runs
+//   (SignalSampling), no suspension; every check interval (and at the first tick, which finds the threads that
 //   started before umbra heard of them) a StackTick also takes them under a suspension and checks them against
 //   DoStackSnapshot's walks.
-// - Sampled mode, suspending walker (the default): a StackTick (native tops by signal, suspend, walk every managed thread,
+// - Sampled mode, suspending walker (--walker suspend): a StackTick (native tops by signal, suspend, walk every managed thread,
 //   resume), then SampledAttribution adds the stacks to each thread's SampledTree. Also where no signal is free.
 // - Shadow mode: a sample on each thread's current shadow node (sample_shadows, no suspension), and every
 //   reconcile interval a StackTick whose walks the Reconciliation aligns with the shadow stacks.
