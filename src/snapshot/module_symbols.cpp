@@ -71,7 +71,7 @@ ModuleSymbols::~ModuleSymbols() {
   if (dwfl_) dwfl_end(dwfl_);
 }
 
-Dwfl_Module* ModuleSymbols::module(const std::string& path, uintptr_t load_bias) {
+const ModuleSymbols::Module& ModuleSymbols::module(const std::string& path, uintptr_t load_bias) {
   auto it = modules_.find(path);
   if (it != modules_.end()) return it->second;
   Dwfl_Module* module = nullptr;
@@ -83,17 +83,23 @@ Dwfl_Module* ModuleSymbols::module(const std::string& path, uintptr_t load_bias)
     if (module && dwfl_module_info(module, &userdata, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr))
       *userdata = this;
   }
-  modules_.emplace(path, module);
-  return module;
+  Module& entry = modules_[path];
+  entry.module = module;
+  if (module) entry.index = std::make_unique<SymbolIndex>(module);
+  return entry;
 }
 
 std::optional<std::string> ModuleSymbols::function_at(const std::string& path, uintptr_t load_bias,
                                                       uintptr_t address) {
-  Dwfl_Module* found = module(path, load_bias);
-  if (found == nullptr) return std::nullopt;
-  GElf_Off offset = 0;
-  GElf_Sym symbol{};
-  const char* name = dwfl_module_addrinfo(found, address, &offset, &symbol, nullptr, nullptr, nullptr);
+  const Module& found = module(path, load_bias);
+  if (found.module == nullptr) return std::nullopt;
+  bool decided = false;
+  const char* name = found.index->name_at(address, decided);
+  if (!decided) {
+    GElf_Off offset = 0;
+    GElf_Sym symbol{};
+    name = dwfl_module_addrinfo(found.module, address, &offset, &symbol, nullptr, nullptr, nullptr);
+  }
   if (name == nullptr || *name == '\0') return std::nullopt;
   // A .symtab names a versioned symbol with its version ("__libc_start_main@@GLIBC_2.34"); the function is the name.
   std::string function(name);

@@ -9,11 +9,13 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
 
 #include "snapshot/debug_file_paths.h"
+#include "snapshot/symbol_index.h"
 
 typedef struct Dwfl Dwfl;
 typedef struct Dwfl_Module Dwfl_Module;
@@ -37,11 +39,15 @@ class ModuleSymbols {
   const std::string& debug_root() const { return debug_root_; }
 
  private:
-  Dwfl_Module* module(const std::string& path, uintptr_t load_bias);
+  struct Module {
+    Dwfl_Module* module = nullptr;  // nullptr: not readable as ELF
+    std::unique_ptr<SymbolIndex> index;
+  };
+  const Module& module(const std::string& path, uintptr_t load_bias);
 
   std::string debug_root_;
   Dwfl* dwfl_ = nullptr;
-  std::unordered_map<std::string, Dwfl_Module*> modules_;  // nullptr: not readable as ELF
+  std::unordered_map<std::string, Module> modules_;
 };
 
 }  // namespace umbra
