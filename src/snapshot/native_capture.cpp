@@ -71,11 +71,11 @@ bool sent_by_umbra(const siginfo_t* info) {
          uint32_t(reinterpret_cast<uint64_t>(info->si_value.sival_ptr) >> 32) == g_cookie;
 }
 
-// Async-signal-safe. The capture `value` names if it was requested of the calling thread; nullptr otherwise.
+// Async-signal-safe. The capture the value of a signal sent_by_umbra names, if it was requested of the calling
+// thread; nullptr otherwise.
 NativeCapture* capture_named_by(sigval value) {
-  uint64_t bits = reinterpret_cast<uint64_t>(value.sival_ptr);
-  uint32_t slot = uint32_t(bits);
-  if (uint32_t(bits >> 32) != g_cookie || slot >= kMaxSlots) return nullptr;
+  uint32_t slot = uint32_t(reinterpret_cast<uint64_t>(value.sival_ptr));
+  if (slot >= kMaxSlots) return nullptr;
   NativeCapture* capture = g_slots[slot].load(std::memory_order_acquire);
   if (capture == nullptr || capture->target_tid.load(std::memory_order_acquire) != pid_t(syscall(SYS_gettid)))
     return nullptr;
