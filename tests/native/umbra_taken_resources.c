@@ -21,9 +21,13 @@ static void ignore_signal(int signo, siginfo_t* info, void* context) {
   (void)context;
 }
 
-__attribute__((constructor)) static void take_rt_signals(void) {
+static int taking_rt_signals(void) {
   const char* take = getenv("UMBRA_TAKE_RT_SIGNALS");
-  if (!take || strcmp(take, "1") != 0) return;
+  return take && strcmp(take, "1") == 0;
+}
+
+__attribute__((constructor)) static void take_rt_signals(void) {
+  if (!taking_rt_signals()) return;
   for (int sig = SIGRTMIN + 1; sig <= SIGRTMAX; ++sig) {
     struct sigaction action;
     memset(&action, 0, sizeof action);
@@ -37,8 +41,7 @@ EXPORT int sigaction(int signo, const struct sigaction* action, struct sigaction
   static int (*real)(int, const struct sigaction*, struct sigaction*);
   if (!real) real = (int (*)(int, const struct sigaction*, struct sigaction*))dlsym(RTLD_NEXT, "sigaction");
   int result = real(signo, action, old);
-  const char* take = getenv("UMBRA_TAKE_RT_SIGNALS");
-  if (result == 0 && signo == SIGRTMIN && action == NULL && old != NULL && take && strcmp(take, "1") == 0) {
+  if (result == 0 && signo == SIGRTMIN && action == NULL && old != NULL && taking_rt_signals()) {
     memset(old, 0, sizeof *old);
     old->sa_handler = SIG_DFL;
   }
