@@ -23,13 +23,12 @@ SymbolIndex::SymbolIndex(Dwfl_Module* module) {
     }
     int binding = GELF_ST_BIND(symbol.st_info);
     int rank = binding == STB_GLOBAL ? 0 : binding == STB_WEAK ? 1 : binding == STB_LOCAL ? 2 : 3;
-    symbols_.push_back({uintptr_t(address), uintptr_t(address + symbol.st_size), rank, symbols_.size(), name});
+    symbols_.push_back({uintptr_t(address), uintptr_t(address + symbol.st_size), rank, name});
   }
-  std::sort(symbols_.begin(), symbols_.end(), [](const Symbol& a, const Symbol& b) {
+  std::stable_sort(symbols_.begin(), symbols_.end(), [](const Symbol& a, const Symbol& b) {
     if (a.start != b.start) return a.start < b.start;
     if (a.rank != b.rank) return a.rank < b.rank;
-    if (a.end != b.end) return a.end < b.end;
-    return a.order < b.order;
+    return a.end < b.end;
   });
   max_end_.reserve(symbols_.size());
   uintptr_t max_end = 0;

@@ -8,7 +8,6 @@
 // than the Dwfl its module belongs to.
 #pragma once
 
-#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -28,10 +27,9 @@ class SymbolIndex {
   struct Symbol {
     uintptr_t start, end;
     int rank;  // at one address libdwfl prefers global to weak to local, then the smaller, then the first found
-    size_t order;
     const char* name;
   };
-  std::vector<Symbol> symbols_;    // sized symbols, by start then rank
+  std::vector<Symbol> symbols_;    // sized symbols, by start, rank and size, then in the table's order
   std::vector<uintptr_t> max_end_;  // max_end_[i]: the largest end among symbols_[0..i]
   bool has_sizeless_ = false;
 };
