@@ -1,5 +1,7 @@
 #include "snapshot/code_ranges.h"
 
+#include "snapshot/mapping_query.h"
+
 #include <link.h>
 
 #include <algorithm>
@@ -101,6 +103,33 @@ void CodeRanges::refresh_executable(uint64_t min_age_ns) {
   if (same) return;
   executable_.store(table.get(), std::memory_order_release);
   tables_.push_back(std::move(table));
+}
+
+CodeRanges::Learned CodeRanges::learn_mapping_of(uintptr_t ip) {
+  if (queries_unsupported_) return Learned::kUnknown;
+  QueriedMapping mapping;
+  switch (MappingQueries().find(ip, mapping)) {
+    case MappingQuery::kUnsupported:
+      queries_unsupported_ = true;
+      return Learned::kUnknown;
+    case MappingQuery::kNoMapping:
+      return Learned::kNotExecutable;
+    case MappingQuery::kFound:
+      break;
+  }
+  if (!mapping.executable) return Learned::kNotExecutable;
+  // The new mapping replaces any it overlaps: a mapping read earlier may have grown or been replaced since.
+  auto table = std::make_unique<CodeRangeTable>();
+  if (const CodeRangeTable* old = executable())
+    for (const CodeRange& range : old->ranges)
+      if (range.end <= mapping.start || range.start >= mapping.end) table->ranges.push_back(range);
+  CodeRange added{mapping.start, mapping.end};
+  table->ranges.insert(std::upper_bound(table->ranges.begin(), table->ranges.end(), added,
+                                        [](const CodeRange& a, const CodeRange& b) { return a.start < b.start; }),
+                       added);
+  executable_.store(table.get(), std::memory_order_release);
+  tables_.push_back(std::move(table));
+  return Learned::kExecutable;
 }
 
 const CodeRange* executable_range_of(uintptr_t ip) {

@@ -43,6 +43,11 @@ class CodeRanges {
   // reserves its code heaps that way and makes pages executable as it fills them: such an address is likely code
   // made since.
   bool in_reservation(uintptr_t ip) const { return reserved_ != nullptr && reserved_->contains(ip); }
+  // Sampler thread: asks the kernel for the mapping that holds `ip` alone (mapping_query.h) and, when it is
+  // executable, publishes the table of executable mappings with it. kUnknown where the kernel cannot answer: the
+  // caller reads all the mappings instead (refresh_executable). Allocates.
+  enum class Learned { kExecutable, kNotExecutable, kUnknown };
+  Learned learn_mapping_of(uintptr_t ip);
 
  private:
 
@@ -53,6 +58,7 @@ class CodeRanges {
   std::atomic<const CodeRangeTable*> executable_{nullptr};
   std::unique_ptr<CodeRangeTable> reserved_;  // sampler thread only
   uint64_t executable_read_ns_ = 0;
+  bool queries_unsupported_ = false;
   unsigned long long adds_ = 0;
   unsigned long long subs_ = 0;
 };

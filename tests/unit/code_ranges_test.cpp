@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "snapshot/code_ranges.h"
+#include "snapshot/mapping_query.h"
 
 namespace umbra {
 namespace {
@@ -72,6 +73,56 @@ TEST(CodeRanges, AReservationIsKnownUntilItsPagesBecomeCode) {
   EXPECT_FALSE(ranges.in_reservation(first));
   EXPECT_TRUE(ranges.in_reservation(second));
   munmap(reserved, 2 * 4096);
+}
+
+// The kernel tells of the one mapping that holds an address (Linux 6.11 and later; older kernels say so, and the
+// sampler reads every mapping instead).
+TEST(MappingQueries, TellTheMappingThatHoldsAnAddress) {
+  MappingQueries queries;
+  QueriedMapping code;
+  MappingQuery found = queries.find(reinterpret_cast<uintptr_t>(&ElfCodeMarker), code);
+  if (found == MappingQuery::kUnsupported) GTEST_SKIP() << "this kernel has no PROCMAP_QUERY";
+  ASSERT_EQ(found, MappingQuery::kFound);
+  EXPECT_TRUE(code.executable);
+  EXPECT_LE(code.start, reinterpret_cast<uintptr_t>(&ElfCodeMarker));
+  EXPECT_GT(code.end, reinterpret_cast<uintptr_t>(&ElfCodeMarker));
+  static int data = 0;
+  QueriedMapping holding_data;
+  ASSERT_EQ(queries.find(reinterpret_cast<uintptr_t>(&data), holding_data), MappingQuery::kFound);
+  EXPECT_FALSE(holding_data.executable);
+  QueriedMapping none;
+  EXPECT_EQ(queries.find(16, none), MappingQuery::kNoMapping);
+}
+
+// Code mapped since the mappings were read (a code heap the runtime just made executable) is learned from the
+// kernel alone: the table gains that mapping and keeps the others.
+TEST(CodeRanges, LearnsAMappingOfCodeMadeSince) {
+  CodeRanges ranges;
+  ranges.refresh();
+  QueriedMapping probe;
+  if (MappingQueries().find(reinterpret_cast<uintptr_t>(&ElfCodeMarker), probe) == MappingQuery::kUnsupported)
+    GTEST_SKIP() << "this kernel has no PROCMAP_QUERY";
+  void* reserved = mmap(nullptr, 3 * 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(reserved, MAP_FAILED);
+  const uintptr_t first = reinterpret_cast<uintptr_t>(reserved);
+  const size_t before = ranges.executable()->ranges.size();
+  EXPECT_EQ(ranges.learn_mapping_of(first), CodeRanges::Learned::kNotExecutable);
+  ASSERT_EQ(mprotect(reserved, 4096, PROT_READ | PROT_EXEC), 0);
+  EXPECT_FALSE(ranges.executable()->contains(first));
+  EXPECT_EQ(ranges.learn_mapping_of(first + 100), CodeRanges::Learned::kExecutable);
+  EXPECT_TRUE(ranges.executable()->contains(first));
+  EXPECT_FALSE(ranges.executable()->contains(first + 4096));  // still without access
+  EXPECT_EQ(ranges.executable()->ranges.size(), before + 1);
+  EXPECT_TRUE(ranges.executable()->contains(reinterpret_cast<uintptr_t>(&ElfCodeMarker)));
+  // The mapping grows: the wider one replaces it.
+  ASSERT_EQ(mprotect(reserved, 2 * 4096, PROT_READ | PROT_EXEC), 0);
+  EXPECT_EQ(ranges.learn_mapping_of(first + 4096), CodeRanges::Learned::kExecutable);
+  EXPECT_TRUE(ranges.executable()->contains(first));
+  EXPECT_TRUE(ranges.executable()->contains(first + 4096));
+  EXPECT_EQ(ranges.executable()->ranges.size(), before + 1);
+  const std::vector<CodeRange>& table = ranges.executable()->ranges;
+  for (size_t i = 1; i < table.size(); ++i) EXPECT_LE(table[i - 1].end, table[i].start);  // sorted, disjoint
+  munmap(reserved, 3 * 4096);
 }
 
 }  // namespace
