@@ -1,7 +1,6 @@
 #include "hooks/coarse_clock.h"
 
 #include <pthread.h>
-#include <time.h>
 
 #include "hooks/tick_clock.h"
 
@@ -18,24 +17,23 @@ void CoarseClock::start(std::chrono::microseconds period) {
 void CoarseClock::stop() {
   if (!thread_.joinable()) return;
   g_hook_clock.exact.store(true, std::memory_order_release);
-  stopping_.store(true, std::memory_order_release);
+  {
+    // Woken at once rather than at its next update: the program's exit waits for this join.
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_.store(true, std::memory_order_release);
+  }
+  wake_.notify_one();
   thread_.join();
 }
 
 void CoarseClock::run(std::chrono::microseconds period) {
   pthread_setname_np(pthread_self(), "umbra-clock");
-  timespec next;
-  clock_gettime(CLOCK_MONOTONIC, &next);
-  const long step_ns = long(period.count()) * 1000;
+  // Absolute deadlines: the period does not drift with the time each update takes.
+  auto next = std::chrono::steady_clock::now();
+  std::unique_lock<std::mutex> lock(mutex_);
   while (!stopping_.load(std::memory_order_acquire)) {
-    // Absolute deadlines: the period does not drift with the time each update takes.
-    next.tv_nsec += step_ns;
-    while (next.tv_nsec >= 1000000000) {
-      next.tv_nsec -= 1000000000;
-      ++next.tv_sec;
-    }
-    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, nullptr) != 0) {
-    }
+    next += period;
+    if (wake_.wait_until(lock, next, [this] { return stopping_.load(std::memory_order_acquire); })) break;
     g_hook_clock.coarse_ticks.store(read_ticks(), std::memory_order_relaxed);
     updates_.fetch_add(1, std::memory_order_relaxed);
   }

@@ -5,7 +5,9 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
+#include <mutex>
 #include <thread>
 
 namespace umbra {
@@ -24,6 +26,8 @@ class CoarseClock {
  private:
   void run(std::chrono::microseconds period);
   std::thread thread_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
   std::atomic<bool> stopping_{false};
   std::atomic<uint64_t> updates_{0};
 };
