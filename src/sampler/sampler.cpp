@@ -1,6 +1,7 @@
 #include "sampler/sampler.h"
 
 #include <chrono>
+#include <string>
 
 #include "hooks/tick_clock.h"
 #include "sampler/shadow_sampling.h"
@@ -8,6 +9,7 @@
 #include "snapshot/native_capture.h"
 #include "snapshot/thread_cpu_time.h"
 #include "util/log.h"
+#include "util/prompt_wakeups.h"
 
 namespace umbra {
 
@@ -112,6 +114,8 @@ void Sampler::run() {
   if (!clr::succeeded(info_.InitializeCurrentThread())) log::debug("InitializeCurrentThread failed");
   // The executable mappings were first read at start-up, before the runtime mapped its code heaps.
   process_code_ranges().refresh_executable(0);
+  // Ticks on time even beside a busy thread (util/prompt_wakeups.h).
+  if (std::string why; !prefer_prompt_wakeups(why)) log::debug("the sampler keeps the ordinary time slice: {}", why);
   // Each interval is drawn uniformly from [0.5, 1.5] x the mean: a fixed period phase-locks with periodic work
   // (a 10 ms tick over a 3 ms + 1 ms loop samples each half exactly equally).
   uint64_t seed = monotonic_ns() | 1;

@@ -17,6 +17,8 @@
 //                prints the process's RSS once a minute after a full GC
 //   cpuwait MS   the main thread computes in Crunch() for MS milliseconds while a thread named "waiter" is blocked
 //                in Monitor.Wait the whole time; prints "cpuwait done" once the waiter has been released
+//   dutycycle MS a thread named "cycler" computes in Burn() for 2 ms and sleeps 3 ms, again and again for MS
+//                milliseconds, timing both itself; prints "dutycycle burn_ms=B sleep_ms=S"
 //   steady MS    for MS milliseconds, Step() in a loop with short sleeps, and every 200 ms a new thread that calls
 //                Step() 1,000 times and ends; prints "steady done"
 //   faults MS    for MS milliseconds, 4 threads each read a field through a null reference in Fault() and catch
@@ -53,6 +55,7 @@ public static class Program
             case "bias": RunBias(n); break;
             case "soak": RunSoak(n); break;
             case "cpuwait": RunCpuWait(n); break;
+            case "dutycycle": RunDutyCycle(n); break;
             case "steady": RunSteady(n); break;
             case "phases": RunPhases(args[1]); break;
             case "faults": RunFaults(n); break;
@@ -468,6 +471,41 @@ public static class Program
         lock (gate) { released = true; Monitor.PulseAll(gate); }
         waiter.Join();
         Console.WriteLine("cpuwait done");
+    }
+
+    // Short bursts of work between sleeps: the sampler must tell the thread's time on a CPU from its sleeps at each
+    // sample, including the first sample of each sleep.
+    static void RunDutyCycle(int ms)
+    {
+        long burnTicks = 0, sleepTicks = 0;
+        var cycler = new Thread(() =>
+        {
+            var total = Stopwatch.StartNew();
+            while (total.ElapsedMilliseconds < ms)
+            {
+                long start = Stopwatch.GetTimestamp();
+                sink += Burn(2);
+                long burnt = Stopwatch.GetTimestamp();
+                Thread.Sleep(3);
+                burnTicks += burnt - start;
+                sleepTicks += Stopwatch.GetTimestamp() - burnt;
+            }
+        }) { Name = "cycler" };
+        cycler.Start();
+        cycler.Join();
+        Console.WriteLine($"dutycycle burn_ms={burnTicks * 1000 / Stopwatch.Frequency} " +
+                          $"sleep_ms={sleepTicks * 1000 / Stopwatch.Frequency}");
+    }
+
+    // Arithmetic for `ms` milliseconds, the clock read every 10,000 iterations.
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static long Burn(int ms)
+    {
+        var clock = Stopwatch.StartNew();
+        long x = 1;
+        while (clock.Elapsed.TotalMilliseconds < ms)
+            for (int i = 0; i < 10_000; i++) x = x * 6364136223846793005L + i;
+        return x & 1;
     }
 
     // Arithmetic for `ms` milliseconds, the clock read only every million iterations.
