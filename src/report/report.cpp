@@ -42,9 +42,17 @@ uint64_t sum_counts(const std::optional<NamedCounts>& counts) {
 }
 }  // namespace
 
+uint64_t samples_outside_managed_code(const ReportStats& stats) {
+  if (!stats.sampler || !stats.sampler->drops) return 0;
+  for (const auto& c : *stats.sampler->drops)
+    if (c.name == kOutsideManagedCode) return c.count;
+  return 0;
+}
+
 uint64_t total_drops(const Report& report) {
   const auto& sampler = report.stats.sampler;
-  return sum_counts(report.stats.drops) + (sampler ? sum_counts(sampler->drops) : 0);
+  return sum_counts(report.stats.drops) + (sampler ? sum_counts(sampler->drops) : 0) -
+         samples_outside_managed_code(report.stats);
 }
 
 std::string summary_line(const Report& report, const std::vector<std::string>& files) {

@@ -89,7 +89,12 @@ uint64_t thread_total_ns(const ReportThread& thread);
 uint64_t thread_calls(const ReportThread& thread);
 uint64_t thread_samples(const ReportThread& thread);
 uint64_t thread_cpu_samples(const ReportThread& thread);
-// Everything counted as not captured: stats.drops and stats.sampler.drops, summed.
+// The sampler's count of samples of threads with no managed frame on their stack (the runtime's own threads, a
+// thread before its first managed call): outside the profile, not lost from it.
+inline constexpr const char* kOutsideManagedCode = "no_frames";
+uint64_t samples_outside_managed_code(const ReportStats& stats);
+// Everything counted as not captured: stats.drops and stats.sampler.drops, summed, but for the samples outside
+// managed code.
 uint64_t total_drops(const Report& report);
 // The line printed at exit: mode, threads, calls, samples, drops, and the files written.
 std::string summary_line(const Report& report, const std::vector<std::string>& files);

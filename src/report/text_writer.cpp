@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <string_view>
 
 #include "report/display_text.h"
 
@@ -88,11 +89,12 @@ void write_node(std::string& out, const ReportNode& node, int depth, uint64_t th
 }
 
 // " prefix.name=count" for each count that is not 0.
-std::string nonzero(const std::optional<NamedCounts>& counts, const std::string& prefix = "") {
+std::string nonzero(const std::optional<NamedCounts>& counts, const std::string& prefix = "",
+                    std::string_view left_out = "") {
   std::string parts;
   if (counts)
     for (const auto& [name, count] : *counts)
-      if (count > 0) parts += " " + prefix + display_text(name) + "=" + with_commas(count);
+      if (count > 0 && name != left_out) parts += " " + prefix + display_text(name) + "=" + with_commas(count);
   return parts;
 }
 
@@ -117,9 +119,11 @@ std::string signal_walk_check_line(const ReportStats& stats) {
 
 namespace {
 
-// The same drops as the exit line's "not captured" (the hooks' and the sampler's), then shadow mode's reconciliation.
+// The same drops as the exit line's "not captured" (the hooks' and the sampler's; the samples outside managed code
+// on a line of their own), then shadow mode's reconciliation.
 std::string stats_lines(const ReportStats& stats) {
-  std::string drops = nonzero(stats.drops) + (stats.sampler ? nonzero(stats.sampler->drops, "sampler.") : "");
+  std::string drops = nonzero(stats.drops) +
+                      (stats.sampler ? nonzero(stats.sampler->drops, "sampler.", kOutsideManagedCode) : "");
   std::string out;
   if (stats.hooks_for)
     out += "hooks for " + display_text(*stats.hooks_for) + ": " + with_commas(stats.methods_hooked.value_or(0)) +
@@ -132,6 +136,9 @@ std::string stats_lines(const ReportStats& stats) {
                 : "") +
            "\n";
   out += "not captured:" + (drops.empty() ? std::string(" nothing") : drops) + "\n";
+  if (uint64_t outside = samples_outside_managed_code(stats))
+    out += "outside managed code: " + with_commas(outside) + " samples of threads with no managed frame (sampler." +
+           kOutsideManagedCode + ")\n";
   if (std::string walks = signal_walk_check_line(stats); !walks.empty()) out += walks + "\n";
   if (const auto& r = stats.reconcile) {
     auto or_none = [](const std::string& parts) { return parts.empty() ? std::string(" none") : parts; };
