@@ -78,6 +78,12 @@ bool loader_lock_may_be_taken(pid_t self) {
   return __atomic_load_n(&lock->lock, __ATOMIC_ACQUIRE) == 0 || __atomic_load_n(&lock->owner, __ATOMIC_RELAXED) == self;
 }
 
+pid_t loader_lock_owner() {
+  MutexHead* lock = g_lock;
+  if (lock == nullptr || __atomic_load_n(&lock->lock, __ATOMIC_ACQUIRE) == 0) return 0;
+  return __atomic_load_n(&lock->owner, __ATOMIC_RELAXED);
+}
+
 unsigned loader_lock_holds(pid_t self) {
   MutexHead* lock = g_lock;
   if (lock == nullptr) return 0;

@@ -20,6 +20,11 @@ bool find_loader_lock();
 // or giving it back, and would wait for itself. True when the lock was not found.
 bool loader_lock_may_be_taken(pid_t self);
 
+// Async-signal-safe: the thread that holds the lock now; 0 when it is free, between taken and owned, between disowned
+// and free, or not found. A holder that is itself inside umbra's handler gives it back without waiting for anyone,
+// so another handler may wait for it.
+pid_t loader_lock_owner();
+
 // Async-signal-safe: how many times thread `self` holds the lock now (0 when not found).
 unsigned loader_lock_holds(pid_t self);
 

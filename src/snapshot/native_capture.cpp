@@ -114,6 +114,17 @@ void end_unwinding(Unwinding* u) {
   u->tid.store(0, std::memory_order_release);
 }
 
+// Whether the loader's lock is held by another thread that is unwinding in this handler: it gives the lock back
+// without waiting for anyone, so this one may wait for it. Two threads answering at once (two busy threads on two
+// cores) would otherwise decline one sample in fifteen as loader_busy.
+bool loader_lock_held_by_another_unwinder(pid_t self) {
+  pid_t owner = loader_lock_owner();
+  if (owner == 0 || owner == self) return false;
+  for (const Unwinding& u : g_unwinding)
+    if (u.tid.load(std::memory_order_acquire) == owner) return true;
+  return false;
+}
+
 // A fault in the unwinder goes back to its capture; any other fault is the program's (or the runtime's: a
 // NullReferenceException is a SIGSEGV) and goes to the handler that was installed before.
 void on_fault(int signo, siginfo_t* info, void* ucontext) {
@@ -217,12 +228,14 @@ void on_capture_signal(int signo, siginfo_t* info, void* ucontext) {
       capture->state.compare_exchange_strong(expected, NativeCapture::kCapturing, std::memory_order_acq_rel)) {
     capture->count = 0;
     capture->faulted = false;
-    capture->loader_busy = loader_changing_objects() || !loader_lock_may_be_taken(pid_t(syscall(SYS_gettid)));
+    const pid_t self = pid_t(syscall(SYS_gettid));
+    capture->loader_busy = loader_changing_objects() ||
+                           !(loader_lock_may_be_taken(self) || loader_lock_held_by_another_unwinder(self));
     // The node of this instant: the thread is stopped here, so its shadow stack and its real stack agree.
     capture->shadow_node = capture->shadow ? capture->shadow->current_node() : nullptr;
     sigjmp_buf recover;
     Unwinding* unwinding =
-        capture->loader_busy ? nullptr : begin_unwinding(pid_t(syscall(SYS_gettid)), &recover);
+        capture->loader_busy ? nullptr : begin_unwinding(self, &recover);
     if (unwinding == nullptr) {
       capture->stop_ip = 0;
       capture->truncated = false;

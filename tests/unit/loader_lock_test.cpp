@@ -75,20 +75,27 @@ TEST(LoaderLock, MayBeTakenWhenFreeOrOwnedNotWhileAnotherThreadHoldsIt) {
     return 1;
   }, &inside);
   EXPECT_TRUE(inside);
-  std::atomic<int> step{0};
+  struct Holding {
+    std::atomic<int> step{0};
+    std::atomic<pid_t> tid{0};
+  } holding;
   std::thread holder([&] {
-    dl_iterate_phdr([](dl_phdr_info*, size_t, void* s) {
-      auto& st = *static_cast<std::atomic<int>*>(s);
-      st = 1;
-      while (st != 2) std::this_thread::yield();
+    dl_iterate_phdr([](dl_phdr_info*, size_t, void* h) {
+      auto& st = *static_cast<Holding*>(h);
+      st.tid = self();
+      st.step = 1;
+      while (st.step != 2) std::this_thread::yield();
       return 1;
-    }, &step);
+    }, &holding);
   });
-  while (step != 1) std::this_thread::yield();
+  while (holding.step != 1) std::this_thread::yield();
   EXPECT_FALSE(loader_lock_may_be_taken(self()));
-  step = 2;
+  // The holder is named, so that a handler can tell whether it is one of its own.
+  EXPECT_EQ(loader_lock_owner(), holding.tid.load());
+  holding.step = 2;
   holder.join();
   EXPECT_TRUE(loader_lock_may_be_taken(self()));
+  EXPECT_EQ(loader_lock_owner(), 0);
 }
 
 }  // namespace
