@@ -9,14 +9,18 @@
 #include <link.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 
 #include "../libc_debug_file.h"
 
-// Two functions at 64-byte boundaries: padding lies before the second, which the test's exported symbols name.
-extern "C" __attribute__((noinline, aligned(64))) int umbra_test_before_padding(int x) { return x + 1; }
-extern "C" __attribute__((noinline, aligned(64))) int umbra_test_after_padding(int x) { return x * 3; }
+// Two functions at 64-byte boundaries, alone in a section of their own so that nothing the linker places between
+// other code ends where the second begins: padding lies before the second, which the test's exported symbols name.
+extern "C" __attribute__((noinline, aligned(64), section(".text.umbra_padding_probes"))) int
+umbra_test_before_padding(int x) { return x + 1; }
+extern "C" __attribute__((noinline, aligned(64), section(".text.umbra_padding_probes"))) int
+umbra_test_after_padding(int x) { return x * 3; }
 
 namespace umbra {
 namespace {
@@ -78,12 +82,17 @@ TEST(NativeSymbols, AStrippedModuleIsNamedFromItsBuildIdFile) {
 // A thread interrupted at a function's first instruction, or the signal return trampoline on a stack: the address
 // before the frame's is padding, which names nothing; the frame's own address names its function.
 TEST(NativeSymbols, AFrameAtAFunctionsFirstInstructionIsNamedByIt) {
-  uintptr_t start = reinterpret_cast<uintptr_t>(&umbra_test_after_padding);
-  Dl_info before{};
-  ASSERT_TRUE(dladdr(reinterpret_cast<void*>(start - 1), &before) != 0 && before.dli_sname == nullptr)
-      << "no padding before the function: " << before.dli_sname;
-  EXPECT_EQ(NativeSymbols("/nonexistent").lookup(start).name, "umbra_test_after_padding");
-  EXPECT_EQ(NativeSymbols("/nonexistent").lookup(start + 1).name, "umbra_test_after_padding");
+  // The compiler emits the two in either order: the second in the section has the first's padding before it.
+  uintptr_t before = reinterpret_cast<uintptr_t>(&umbra_test_before_padding);
+  uintptr_t after = reinterpret_cast<uintptr_t>(&umbra_test_after_padding);
+  uintptr_t start = std::max(before, after);
+  const char* name = start == after ? "umbra_test_after_padding" : "umbra_test_before_padding";
+  ASSERT_EQ(start - std::min(before, after), 64u) << "the two probes are not adjacent in their section";
+  Dl_info previous{};
+  ASSERT_TRUE(dladdr(reinterpret_cast<void*>(start - 1), &previous) != 0 && previous.dli_sname == nullptr)
+      << "no padding before the function: " << previous.dli_sname;
+  EXPECT_EQ(NativeSymbols("/nonexistent").lookup(start).name, name);
+  EXPECT_EQ(NativeSymbols("/nonexistent").lookup(start + 1).name, name);
   EXPECT_EQ(umbra_test_before_padding(1) + umbra_test_after_padding(1), 5);
 }
 
