@@ -73,6 +73,8 @@ ReportStats::Sampler sampler_stats(const SamplerStats& s, const Config& config, 
   sampler.suspend_wait_ns_mean = mean(s.suspend_wait_ns_total, s.snapshot_ticks);
   sampler.tick_ns_mean = mean(s.tick_ns_total, s.ticks);
   sampler.tick_ns_max = s.tick_ns_max;
+  sampler.tick_late_ns_mean = mean(s.late_ns_total, s.ticks);
+  sampler.tick_late_ns_max = s.late_ns_max;
   sampler.cpu_ns_per_tick = mean(s.cpu_ns_total, s.ticks);
   sampler.snapshot_ns_mean = mean(s.snapshot_ns_total, s.snapshot_ticks);
   if (config.mode == Mode::kShadow) sampler.shadow_sample_ns_mean = mean(s.shadow_sample_ns_total, s.ticks);

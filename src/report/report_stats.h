@@ -29,6 +29,7 @@ struct ReportStats {
     std::optional<uint64_t> above_hooks_samples, shadow_only_samples;  // focused shadow mode
     std::optional<uint64_t> suspensions, suspended_ns_mean, suspended_ns_max, suspend_wait_ns_mean;
     std::optional<uint64_t> tick_ns_mean, tick_ns_max, cpu_ns_per_tick, snapshot_ns_mean;
+    std::optional<uint64_t> tick_late_ns_mean, tick_late_ns_max;  // ticks begun after their scheduled time
     std::optional<uint64_t> shadow_sample_ns_mean;  // shadow mode
     std::optional<bool> native_tops;                // a signal was free for native-top capture
     std::optional<uint64_t> abandoned_captures;
@@ -58,6 +59,8 @@ struct ReportStats {
       visit("tick_ns_mean", s.tick_ns_mean);
       visit("tick_ns_max", s.tick_ns_max);
       visit("cpu_ns_per_tick", s.cpu_ns_per_tick);
+      visit("tick_late_ns_mean", s.tick_late_ns_mean);
+      visit("tick_late_ns_max", s.tick_late_ns_max);
       visit("snapshot_ns_mean", s.snapshot_ns_mean);
       visit("shadow_sample_ns_mean", s.shadow_sample_ns_mean);
       visit("native_tops", s.native_tops);

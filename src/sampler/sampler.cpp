@@ -1,5 +1,6 @@
 #include "sampler/sampler.h"
 
+#include <algorithm>
 #include <chrono>
 #include <string>
 
@@ -121,15 +122,18 @@ void Sampler::run() {
   uint64_t seed = monotonic_ns() | 1;
   auto next = std::chrono::steady_clock::now();
   const auto mean = std::chrono::microseconds(uint64_t(options_.interval_ms) * 1000);
+  uint64_t late_ns = 0;
   while (!stopping_.load(std::memory_order_acquire)) {
     seed ^= seed << 13;
     seed ^= seed >> 7;
     seed ^= seed << 17;
     next += mean / 2 + std::chrono::microseconds(seed % uint64_t(mean.count() + 1));
-    tick();
+    tick(late_ns);
     auto now = std::chrono::steady_clock::now();
     if (next < now) next = now;  // a slow tick is not followed by a burst of catch-up ticks
     std::this_thread::sleep_until(next);
+    late_ns = uint64_t(std::max<int64_t>(
+        0, std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - next).count()));
   }
 }
 
@@ -142,11 +146,13 @@ bool Sampler::snapshot_due() const {
   return options_.reconcile_every != 0 && tick_index_ % options_.reconcile_every == 0;
 }
 
-void Sampler::tick() {
+void Sampler::tick(uint64_t late_ns) {
   uint64_t start_ns = monotonic_ns();
   ++tick_index_;
   SamplerStats tick;
   tick.ticks = 1;
+  tick.late_ns_total = late_ns;
+  tick.late_ns_max = late_ns;
   if (signal_sampling_) {
     signal_sampling_->capture(tick_index_, options_.interval_ms);
     tick.shadow_sample_ns_total = monotonic_ns() - start_ns;

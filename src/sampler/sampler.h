@@ -70,8 +70,9 @@ class Sampler {
   // back the signal handlers start() installed, so that umbra's code can leave the process. "" when done (or
   // there was nothing to undo), else why the handlers stay.
   std::string release_native_tops(std::chrono::milliseconds wait);
-  // One interval's work, on the sampler thread (tests call it directly, without start()).
-  void tick();
+  // One interval's work, on the sampler thread (tests call it directly, without start()); `late_ns`: how long after
+  // its scheduled time it began.
+  void tick(uint64_t late_ns = 0);
 
   std::mutex& tree_mutex() { return tree_mutex_; }
   SamplerStats stats();                // takes tree_mutex()

@@ -24,6 +24,10 @@ struct SamplerStats {
   uint64_t suspend_wait_ns_total = 0;  // inside SuspendRuntime: waiting for every thread to reach a safe point
   uint64_t tick_ns_total = 0;  // whole ticks: native tops, suspension, walks, attribution
   uint64_t tick_ns_max = 0;
+  // How long after its scheduled time each tick began: a sampler that waits for a CPU samples late, and where the
+  // thread it waited for stopped (util/prompt_wakeups.h).
+  uint64_t late_ns_total = 0;
+  uint64_t late_ns_max = 0;
   uint64_t shadow_sample_ns_total = 0;  // shadow mode: counting each thread's current node
   uint64_t snapshot_ticks = 0;          // ticks that suspended the runtime
   uint64_t snapshot_ns_total = 0;       // their whole cost (in shadow mode: the reconciliation)
@@ -57,10 +61,11 @@ struct SamplerStats {
         &SamplerStats::snapshot_ns_total, &SamplerStats::above_hooks_samples, &SamplerStats::shadow_only_samples,
         &SamplerStats::walks_checked,  &SamplerStats::walks_agreed,      &SamplerStats::walk_frames_checked,
         &SamplerStats::walk_frames_agreed, &SamplerStats::threads_sampled_by_snapshot,
-        &SamplerStats::samples_by_snapshot};
+        &SamplerStats::samples_by_snapshot, &SamplerStats::late_ns_total};
     for (auto field : kSummed) this->*field += tick.*field;
     suspended_ns_max = std::max(suspended_ns_max, tick.suspended_ns_max);
     tick_ns_max = std::max(tick_ns_max, tick.tick_ns_max);
+    late_ns_max = std::max(late_ns_max, tick.late_ns_max);
     for (size_t r = 0; r < kSampleDropCount; ++r) drops[r] += tick.drops[r];
     for (size_t r = 0; r < kWalkDifferenceCount; ++r) walk_differences[r] += tick.walk_differences[r];
   }
