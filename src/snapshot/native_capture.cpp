@@ -88,6 +88,9 @@ struct Unwinding {
   std::atomic<pid_t> tid{0};
   sigjmp_buf* recover = nullptr;
   unsigned loader_lock_held = 0;  // the thread's holds of the loader's lock when it began (snapshot/loader_lock.h)
+  // Set once the thread is known to have held no part of the loader's lock when its handler began: any hold it has
+  // while this is set is its handler's own, given back before the handler returns.
+  std::atomic<bool> holds_only_its_own{false};
 };
 constexpr int kMaxUnwinding = 64;
 Unwinding g_unwinding[kMaxUnwinding];
@@ -101,6 +104,7 @@ Unwinding* begin_unwinding(pid_t self, sigjmp_buf* recover) {
     if (u.tid.compare_exchange_strong(free, self, std::memory_order_acq_rel)) {
       u.recover = recover;
       u.loader_lock_held = loader_lock_holds(self);
+      u.holds_only_its_own.store(u.loader_lock_held == 0, std::memory_order_release);
       g_unwinding_count.fetch_add(1, std::memory_order_acq_rel);
       return &u;
     }
@@ -110,18 +114,21 @@ Unwinding* begin_unwinding(pid_t self, sigjmp_buf* recover) {
 
 void end_unwinding(Unwinding* u) {
   g_unwinding_count.fetch_sub(1, std::memory_order_acq_rel);
+  u->holds_only_its_own.store(false, std::memory_order_release);
   u->recover = nullptr;
   u->tid.store(0, std::memory_order_release);
 }
 
-// Whether the loader's lock is held by another thread that is unwinding in this handler: it gives the lock back
-// without waiting for anyone, so this one may wait for it. Two threads answering at once (two busy threads on two
+// Whether the loader's lock is held by another thread's handler, unwinding: it gives the lock back without waiting
+// for anyone, so this one may wait for it. Not when that thread held the lock before its handler began: the
+// interrupted code keeps it after the handler returns. Two threads answering at once (two busy threads on two
 // cores) would otherwise decline one sample in fifteen as loader_busy.
 bool loader_lock_held_by_another_unwinder(pid_t self) {
   pid_t owner = loader_lock_owner();
   if (owner == 0 || owner == self) return false;
   for (const Unwinding& u : g_unwinding)
-    if (u.tid.load(std::memory_order_acquire) == owner) return true;
+    if (u.tid.load(std::memory_order_acquire) == owner && u.holds_only_its_own.load(std::memory_order_acquire))
+      return true;
   return false;
 }
 
