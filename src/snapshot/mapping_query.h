@@ -6,7 +6,6 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
 
 namespace umbra {
 
@@ -22,8 +21,8 @@ enum class MappingQuery {
   kUnsupported,  // the kernel cannot answer (before 6.11, or /proc not mounted): read /proc/self/maps instead
 };
 
-// Opens /proc/self/maps for the queries of one batch (a tick's) and closes it: the descriptor is never held while
-// the program runs, where it could see it or close it.
+// Holds /proc/self/maps open for as long as it lives. The sampler makes one for each address it asks about and
+// drops it at once, so no descriptor stays open while the program runs, where the program could see or close it.
 class MappingQueries {
  public:
   MappingQueries();
