@@ -191,10 +191,8 @@ TEST_P(Workloads, SamplesFollowShortBurstsOfWork) {
       << run.result.out;
   const JsonValue* cycler = thread_named(run.report, "cycler");
   ASSERT_NE(cycler, nullptr);
-  uint64_t burn = 0;
-  for_each_path(*cycler, [&](const std::vector<const JsonValue*>& path) {
-    if (name_of(*path.back()) == "Workloads.Program.Burn") burn += samples_of(*path.back());
-  });
+  const uint64_t burn =
+      outermost_samples(*cycler, [](const std::string& n) { return n == "Workloads.Program.Burn"; });
   const uint64_t samples = thread_samples_of(*cycler), cpu = thread_cpu_samples_of(*cycler);
   const double measured = burn_ms / (burn_ms + sleep_ms);
   const double in_burn = double(burn) / double(samples), on_cpu = double(cpu) / double(samples);
