@@ -4,7 +4,7 @@
 // sampler's ticks 220 us late on average). Linux 6.12 and later let an ordinary thread ask for a short time slice
 // (sched_setattr's sched_runtime under SCHED_OTHER), which lets it preempt the running thread when it wakes; the
 // thread's CPU time is unchanged. Earlier kernels accept and ignore the request.
-// Contract: the calling thread only; no allocation.
+// Contract: the calling thread only; allocates only to say why it was refused.
 #pragma once
 
 #include <string>
