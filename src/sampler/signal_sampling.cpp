@@ -302,7 +302,7 @@ void SignalSampling::check_against(const StackTick& walks, uint64_t tick_index, 
     c.differs = true;
     if (state != NativeCapture::kDone) {
       cancel_native_capture(capture);  // or left to finish and be discarded at the next request
-      c.difference = WalkDifference::kNoAnswer;
+      c.difference = capture.signal_blocked ? WalkDifference::kSignalBlocked : WalkDifference::kNoAnswer;
       c.frames = 0;  // nothing was compared: a thread not scheduled in time (a loaded machine) says nothing of the walk
     } else if (capture.faulted) {
       c.difference = WalkDifference::kFaulted;

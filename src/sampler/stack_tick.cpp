@@ -21,6 +21,9 @@ std::chrono::milliseconds native_top_wait(uint32_t interval_ms) {
   return std::chrono::milliseconds(std::clamp<uint32_t>(interval_ms, 2, 10));
 }
 
+// How long a suspension waits for every thread before it looks for those that cannot answer (signal blocked).
+constexpr std::chrono::microseconds kBlockedSignalGrace{300};
+
 }  // namespace
 
 StackTick::StackTick(clr::ICorProfilerInfo10& info, ThreadRegistry& threads, Options options)
@@ -129,33 +132,46 @@ const std::shared_ptr<SampledThread>* StackTick::target_of(clr::ThreadID id) con
   return it == targets_.end() || (*it)->thread_id != id ? nullptr : &*it;
 }
 
-// Runtime suspended: no allocation, no lock, no logging. A thread in managed code waits inside the runtime at a
-// safe point and answers from there; one running native code answers where it runs. A thread still answering an
-// earlier signal is left out (its capture is not idle).
+// Runtime suspended: no allocation, no lock, no logging. A thread stopped in managed code waits inside the runtime
+// and answers from there, unless the runtime stopped it from its activation handler, which keeps the capture signal
+// blocked until the resume: such a thread is not waited for (the whole program stays stopped while the sampler
+// waits), and its late answer is discarded. One running native code answers where it runs. A thread still
+// answering an earlier signal is left out (its capture is not idle).
 void StackTick::capture_whole_stacks(uint64_t tick_index) {
   begin_native_capture_round();
+  const uint64_t stamp = suspended_capture_stamp(tick_index);
   bool any = false;
   for (auto& t : targets_) {
     pid_t tid = t->os_tid.load(std::memory_order_relaxed);
     if (tid == 0 || t->dying.load(std::memory_order_acquire)) continue;
     if (t->capture.state.load(std::memory_order_acquire) != NativeCapture::kIdle) continue;
-    t->capture.tick = suspended_capture_stamp(tick_index);
+    t->capture.tick = stamp;
     t->capture.through_managed = true;
     t->capture.shadow = nullptr;
+    t->capture.signal_blocked = false;
     any |= request_native_capture(tid, t->capture);
   }
   if (!any) return;
-  const uint64_t stamp = suspended_capture_stamp(tick_index);
-  wait_for_native_captures(
-      [&] {
-        for (auto& t : targets_) {
-          uint32_t s = t->capture.state.load(std::memory_order_acquire);
-          if (t->capture.tick == stamp && (s == NativeCapture::kRequested || s == NativeCapture::kCapturing))
-            return true;
-        }
-        return false;
-      },
-      std::chrono::steady_clock::now() + native_top_wait(options_.interval_ms));
+  auto awaited = [&] {
+    for (auto& t : targets_) {
+      uint32_t s = t->capture.state.load(std::memory_order_acquire);
+      if (t->capture.tick == stamp && !t->capture.signal_blocked &&
+          (s == NativeCapture::kRequested || s == NativeCapture::kCapturing))
+        return true;
+    }
+    return false;
+  };
+  const auto deadline = std::chrono::steady_clock::now() + native_top_wait(options_.interval_ms);
+  // Threads that can answer do so within microseconds; only those that have not are asked about.
+  if (wait_for_native_captures(awaited, std::min(deadline, std::chrono::steady_clock::now() + kBlockedSignalGrace)))
+    return;
+  for (auto& t : targets_) {
+    // Requested, not capturing: a thread inside umbra's handler has every signal blocked for a moment.
+    if (t->capture.tick == stamp && t->capture.state.load(std::memory_order_acquire) == NativeCapture::kRequested &&
+        native_capture_signal_blocked(t->os_tid.load(std::memory_order_relaxed)))
+      t->capture.signal_blocked = true;
+  }
+  wait_for_native_captures(awaited, deadline);
 }
 
 // Runtime suspended: no allocation, no lock, no logging below.

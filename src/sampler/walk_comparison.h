@@ -22,13 +22,15 @@ enum class WalkDifference : size_t {
   kFaulted,            // the signal walk faulted (a corrupt chain)
   kNoAnswer,           // the thread did not answer the signal in time (its frames are not counted as checked)
   kLoaderBusy,         // not unwound: the dynamic loader was changing its objects (frames not counted as checked)
+  kSignalBlocked,      // stopped with the signal blocked (inside the runtime's activation handler): it answers only
+                       // after the resume, so it was not waited for (frames not counted as checked)
   kCount
 };
 
 inline constexpr size_t kWalkDifferenceCount = static_cast<size_t>(WalkDifference::kCount);
 inline constexpr std::array<std::string_view, kWalkDifferenceCount> kWalkDifferenceNames = {
     "missing_leaf_caller", "missing_leaf", "missing_frames", "extra_frames", "truncated", "faulted", "no_answer",
-    "loader_busy"};
+    "loader_busy", "signal_blocked"};
 
 struct WalkComparison {
   uint32_t frames = 0;  // the snapshot's managed frames

@@ -8,6 +8,7 @@
 #include "snapshot/whole_stack_unwind.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <link.h>
 #include <linux/futex.h>
 #include <setjmp.h>
@@ -385,6 +386,23 @@ bool native_capture_signal_pending() {
   }
   closedir(tasks);
   return pending;
+}
+
+bool native_capture_signal_blocked(pid_t tid) {
+  if (g_signal == 0 || tid <= 0) return false;
+  char path[48];
+  std::snprintf(path, sizeof path, "/proc/self/task/%d/status", int(tid));
+  int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;  // ended: nothing to wait for either way
+  char status[4096];
+  ssize_t n = ::read(fd, status, sizeof status - 1);  // SigBlk comes well inside the first 4 KB
+  ::close(fd);
+  if (n <= 0) return false;
+  status[n] = '\0';
+  const char* line = std::strstr(status, "\nSigBlk:");
+  if (line == nullptr) return false;
+  unsigned long long mask = std::strtoull(line + 8, nullptr, 16);
+  return (mask >> (g_signal - 1)) & 1;
 }
 
 bool native_capture_handler_running() { return g_handlers_running.load(std::memory_order_acquire) != 0; }

@@ -58,6 +58,7 @@ struct NativeCapture {
   bool truncated = false;            // more than kMaxFrames frames
   bool faulted = false;              // the unwinder faulted; no frames were kept
   bool loader_busy = false;          // not unwound: the dynamic loader was changing its list of objects
+  bool signal_blocked = false;       // sampler only: the thread was found with the signal blocked while awaited
   uintptr_t stop_ip = 0;             // the first IP without unwind information (where managed code begins)
   uint64_t cpu_ns_at_answer = 0;     // the thread's CPU time as its handler finished (0: not read)
   uintptr_t frames[kMaxFrames];
@@ -90,6 +91,11 @@ int install_native_capture_handler();
 bool uninstall_native_capture_handler();
 // Whether the capture signal is pending (sent, not yet taken) for any thread of the process, as /proc says.
 bool native_capture_signal_pending();
+// Whether thread `tid` of this process has the capture signal blocked now (SigBlk in /proc/self/task/TID/status).
+// Under a suspension, a thread the runtime stopped from its activation handler (a thread interrupted in code it can
+// stop anywhere) waits inside that handler, where the signal, which is the capture signal, stays blocked until the
+// runtime resumes it. No allocation or lock: callable under a suspension.
+bool native_capture_signal_blocked(pid_t tid);
 // Whether a thread is inside umbra's capture handler now: it took the signal but has not returned (an answer that
 // came too late for its request still runs through the handler, and a thread can be descheduled in it).
 bool native_capture_handler_running();

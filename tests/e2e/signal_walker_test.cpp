@@ -102,6 +102,12 @@ TEST(SignalWalker, AgreesWithTheRuntimesOwnWalks) {
         << r.err;
     if (std::string(workload) != "split") continue;
     EXPECT_GT(walks, 100u) << text;
+    // Its busy threads are often stopped inside the runtime's activation handler, with the signal blocked until
+    // the resume (half of the walks here): they are recognised and not waited for, where the whole program would
+    // stay stopped for the full wait and the thread would be counted as not answering in time.
+    const JsonValue& differences = *sampler.find("walk_differences");
+    EXPECT_GT(differences.find("signal_blocked")->as_uint(), 0u) << text;
+    EXPECT_LT(differences.find("no_answer")->as_uint(), differences.find("signal_blocked")->as_uint()) << text;
     // Measured 99.0-100% in runs of this program; 97% guards against a chain that loses frames (an on-stack
     // replaced method losing its caller gave 95%) without failing on a run's few unresolved new methods.
     EXPECT_GE(double(frames_agreed), 0.97 * double(frames)) << text;
@@ -124,7 +130,9 @@ TEST(SignalWalker, ThreadsAnsweringAtOnceAreAllSampled) {
   const uint64_t samples = sampler.find("samples")->as_uint();
   const uint64_t busy = sampler.find("drops")->find("loader_busy")->as_uint();
   std::printf("[ split ] %lu samples, %lu declined as loader_busy\n", samples, busy);
-  EXPECT_GT(samples, 1500u);
+  // About 2,400 samples alone, 1,100-1,300 beside another profiled program on two cores; the library before
+  // declined 6.7% of them.
+  EXPECT_GT(samples, 500u);
   EXPECT_LE(double(busy), 0.01 * double(samples));
 }
 

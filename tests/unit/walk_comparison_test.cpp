@@ -79,7 +79,7 @@ TEST(WalkComparison, AThreadFallsBackAfterThreeChecksInARowThatLostFrames) {
   EXPECT_FALSE(check_says_fall_back(differing(WalkDifference::kMissingFrames), in_a_row));
   for (WalkDifference d : {WalkDifference::kMissingLeaf, WalkDifference::kMissingLeafCaller,
                            WalkDifference::kExtraFrames, WalkDifference::kTruncated, WalkDifference::kNoAnswer,
-                           WalkDifference::kLoaderBusy})
+                           WalkDifference::kLoaderBusy, WalkDifference::kSignalBlocked})
     EXPECT_FALSE(check_says_fall_back(differing(d), in_a_row)) << kWalkDifferenceNames[size_t(d)];
   EXPECT_EQ(in_a_row, 1u);
   EXPECT_FALSE(check_says_fall_back(differing(WalkDifference::kMissingFrames), in_a_row));
