@@ -43,6 +43,7 @@ struct Config {
   uint32_t max_tree_mb{};  // memory for all threads' call-tree nodes
   HookFamily hooks{};
   bool exact_times{};  // time every call with the TSC instead of the 1 ms coarse clock
+  bool coarse_times{};  // the 1 ms clock throughout, not only while hooked calls are frequent
   bool noop_hooks{};   // UMBRA_BENCH_NOOP_HOOKS: hooks that return at once, for benchmarks only
   uint32_t every_ms{};      // a periodic report (<prefix>.p<n>.*) every this long; 0: none
   std::string push_url;     // each period's pprof goes to this Pyroscope; empty: none pushed

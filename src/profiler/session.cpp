@@ -173,7 +173,13 @@ clr::HRESULT Session::start_shadow() {
 void Session::start_coarse_clock() {
   if (config_.exact_times || config_.noop_hooks) return;
   std::lock_guard<std::mutex> lock(clock_mutex_);
-  if (!clock_stopped_) coarse_clock_.start(std::chrono::milliseconds(1));
+  CoarseClockDemand demand;
+  if (!config_.coarse_times) demand.calls = [this] {
+    uint64_t calls = 0;
+    pool_.for_each_claimed([&](const ThreadShadow& shadow) { calls += shadow.enters(); });
+    return calls;
+  };
+  if (!clock_stopped_) coarse_clock_.start(std::chrono::milliseconds(1), std::move(demand));
 }
 
 void Session::stop_coarse_clock() {

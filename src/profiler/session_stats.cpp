@@ -121,7 +121,11 @@ ReportStats Session::report_stats(const char* trigger, size_t threads_reported) 
   const bool shadow = config_.mode == Mode::kShadow;
   if (shadow) {
     stats.hook_family = hook_family_name(config_.hooks);
-    stats.call_timing = config_.exact_times ? "exact" : "coarse_1ms";
+    stats.call_timing = config_.exact_times ? "exact" : config_.coarse_times ? "coarse_1ms" : "coarse_1ms_when_busy";
+    if (!config_.exact_times && !config_.noop_hooks) {
+      stats.coarse_clock_ms = uint64_t(coarse_clock_.coarse_time().count() / 1000000);
+      stats.exact_clock_ms = uint64_t(coarse_clock_.exact_time().count() / 1000000);
+    }
     if (hook_selection_) {
       HookSelection::Counts focus = hook_selection_->counts();
       stats.hooks_for = config_.hooks_for;

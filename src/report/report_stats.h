@@ -159,6 +159,8 @@ struct ReportStats {
   std::optional<bool> partial;  // written by a signal while the program still ran
   // Shadow mode only, down to drops.
   std::optional<std::string> hook_family, call_timing;
+  // The default timing: how long the hooks read the 1 ms clock (calls were frequent) and the TSC (they were rare).
+  std::optional<uint64_t> coarse_clock_ms, exact_clock_ms;
   // Focused shadow mode: the patterns, and how many methods the runtime asked about got hooks.
   std::optional<std::string> hooks_for;
   std::optional<uint64_t> methods_hooked, methods_not_hooked, inlining_refused, precompiled_refused;
@@ -186,6 +188,8 @@ struct ReportStats {
     visit("partial", s.partial);
     visit("hook_family", s.hook_family);
     visit("call_timing", s.call_timing);
+    visit("coarse_clock_ms", s.coarse_clock_ms);
+    visit("exact_clock_ms", s.exact_clock_ms);
     visit("hooks_for", s.hooks_for);
     visit("methods_hooked", s.methods_hooked);
     visit("methods_not_hooked", s.methods_not_hooked);

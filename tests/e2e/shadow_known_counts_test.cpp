@@ -248,10 +248,15 @@ TEST_F(ShadowKnownCounts, TimesAreConsistent) {
   EXPECT_LT(main->find("total_ns")->as_uint(), report_->find("duration_ns")->as_uint());
 }
 
-// Call times come from the 1 ms coarse clock by default: unbiased in aggregate, so calls of known least duration
-// add up to at least that (less the share of the loop spent between calls) whatever their length.
+// Call times are unbiased in aggregate whichever clock the hooks read (the 1 ms clock while calls are frequent,
+// the TSC while they are rare): calls of known least duration add up to at least that (less the share of the loop
+// spent between calls) whatever their length.
 TEST_F(ShadowKnownCounts, CallTimesAddUpToTheKnownDurations) {
-  EXPECT_EQ(report_->find("stats")->find("call_timing")->as_string(), "coarse_1ms");
+  const JsonValue& stats = *report_->find("stats");
+  EXPECT_EQ(stats.find("call_timing")->as_string(), "coarse_1ms_when_busy");
+  const uint64_t clock_ms = stats.find("coarse_clock_ms")->as_uint() + stats.find("exact_clock_ms")->as_uint();
+  EXPECT_GT(clock_ms, 0u);
+  EXPECT_LE(clock_ms, report_->find("duration_ns")->as_uint() / 1000000 + 1);
   const JsonValue* pause = find_path(main_thread(), {P + "Main", P + "RunTimed", P + "Pause"});
   const JsonValue* spin = find_path(main_thread(), {P + "Main", P + "RunTimed", P + "Spin"});
   ASSERT_NE(pause, nullptr);
@@ -261,9 +266,22 @@ TEST_F(ShadowKnownCounts, CallTimesAddUpToTheKnownDurations) {
   EXPECT_GE(pause->find("total_ns")->as_uint(), 195'000'000u);  // four sleeps of 50 ms, one tick short at most
   EXPECT_LT(pause->find("total_ns")->as_uint(), 1'000'000'000u);
   EXPECT_GE(spin->find("total_ns")->as_uint(), 80'000'000u);  // 5,000 x 20 us, most of the loop's 100+ ms
-  // A single call much shorter than the clock's period is charged 0 or one period: of 20 nested layers each
-  // spinning 50 us of its own, at most a few see the clock move.
-  const JsonValue* layer = find_path(main_thread(), {P + "Main", P + "RunTimed", P + "Layer"});
+}
+
+// With the coarse clock throughout, a single call much shorter than its period is charged 0 or one period: of 20
+// nested layers each spinning 50 us of its own, at most a few see the clock move.
+TEST_F(ShadowKnownCounts, WithTheCoarseClockAShortCallIsChargedZeroOrOnePeriod) {
+  std::string dir = scratch_dir("shadow_known_counts_coarse");
+  ProcessResult r =
+      run_process(with_app({launcher_path(), "run", "--coarse-times", "-o", dir + "/report", "--"}, "KnownCounts"));
+  ASSERT_EQ(r.exit_code, 3) << r.err;
+  JsonValue report = load_report(dir + "/report.json");
+  const JsonValue& stats = *report.find("stats");
+  EXPECT_EQ(stats.find("call_timing")->as_string(), "coarse_1ms");
+  EXPECT_EQ(stats.find("exact_clock_ms")->as_uint(), 0u);
+  const JsonValue* main = thread_with_root(report, P + "Main");
+  ASSERT_NE(main, nullptr);
+  const JsonValue* layer = find_path(*main, {P + "Main", P + "RunTimed", P + "Layer"});
   ASSERT_NE(layer, nullptr);
   std::vector<const JsonValue*> layers = direct_chain(*layer, P + "Layer");
   ASSERT_EQ(layers.size(), 20u);

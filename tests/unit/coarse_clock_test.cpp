@@ -2,6 +2,7 @@
 // to the exact clock when stopped.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <thread>
 
@@ -35,6 +36,53 @@ TEST(CoarseClock, PublishesTheTscEveryPeriodWhileRunning) {
   EXPECT_TRUE(g_hook_clock.exact.load());
   uint64_t a = hook_ticks(), b = hook_ticks();
   EXPECT_GE(b, a);
+}
+
+// Waits up to 5 s for `done`.
+template <typename Done>
+bool eventually(Done done) {
+  const auto start = std::chrono::steady_clock::now();
+  while (!done()) {
+    if (std::chrono::steady_clock::now() - start > std::chrono::seconds(5)) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return true;
+}
+
+// While hooked calls are rare the hooks read the TSC and the clock's thread stops publishing (only the rate is
+// looked at, once a window); when they come faster than the threshold it publishes again, every period.
+TEST(CoarseClock, PublishesOnlyWhileHookedCallsAreFrequent) {
+  std::atomic<uint64_t> calls{0};
+  CoarseClockDemand demand;
+  demand.calls = [&] { return calls.load(); };
+  demand.coarse_from_per_s = 20000;
+  demand.window = std::chrono::milliseconds(20);
+  CoarseClock clock;
+  clock.start(std::chrono::milliseconds(1), demand);
+  EXPECT_FALSE(g_hook_clock.exact.load());
+  ASSERT_TRUE(eventually([] { return g_hook_clock.exact.load(); }));  // no call in the first window
+  uint64_t resting = clock.updates();
+  std::this_thread::sleep_for(std::chrono::milliseconds(60));
+  EXPECT_EQ(clock.updates(), resting);
+
+  // 100 calls a millisecond: 100,000 a second.
+  std::atomic<bool> calling{true};
+  std::thread caller([&] {
+    while (calling.load()) {
+      calls.fetch_add(100);
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  });
+  EXPECT_TRUE(eventually([] { return !g_hook_clock.exact.load(); }));
+  uint64_t busy = clock.updates();
+  EXPECT_TRUE(eventually([&] { return clock.updates() >= busy + 10; }));
+  calling.store(false);
+  caller.join();
+  EXPECT_TRUE(eventually([] { return g_hook_clock.exact.load(); }));
+  clock.stop();
+  EXPECT_TRUE(g_hook_clock.exact.load());
+  EXPECT_GT(clock.coarse_time().count(), 0);
+  EXPECT_GE(clock.exact_time(), std::chrono::milliseconds(60));
 }
 
 }  // namespace

@@ -176,7 +176,8 @@ TEST(Config, EveryVariableWithEveryKindOfBadValue) {
   const char* variables[] = {"UMBRA_MODE",         "UMBRA_LAUNCHED_PID",    "UMBRA_LOG_LEVEL",
                              "UMBRA_MIN_PERCENT",  "UMBRA_INTERVAL_MS",     "UMBRA_RECONCILE_MS", "UMBRA_CHECK_MS",
                              "UMBRA_VERIFY",       "UMBRA_MAX_DEPTH",       "UMBRA_HOOKS",
-                             "UMBRA_EXACT_TIMES",  "UMBRA_BENCH_NOOP_HOOKS", "UMBRA_ALLOW_INLINING",
+                             "UMBRA_EXACT_TIMES",  "UMBRA_COARSE_TIMES",    "UMBRA_BENCH_NOOP_HOOKS",
+                             "UMBRA_ALLOW_INLINING",
                              "UMBRA_FORMATS"};
   const char* values[] = {"", "-5", "99999999999999999999999999", "1e400", "abc", "turbo", " 10", "0x10", "\xff"};
   const Config defaults = readme_defaults();
