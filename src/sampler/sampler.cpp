@@ -1,5 +1,7 @@
 #include "sampler/sampler.h"
 
+#include <pthread.h>
+
 #include <algorithm>
 #include <chrono>
 #include <string>
@@ -112,6 +114,7 @@ SamplerStats Sampler::stats() {
 }
 
 void Sampler::run() {
+  pthread_setname_np(pthread_self(), "umbra-sampler");
   if (!clr::succeeded(info_.InitializeCurrentThread())) log::debug("InitializeCurrentThread failed");
   // The executable mappings were first read at start-up, before the runtime mapped its code heaps.
   process_code_ranges().refresh_executable(0);
