@@ -24,8 +24,9 @@ __attribute__((always_inline)) inline uint64_t read_ticks() {
 
 // The hooks' clock, in TSC units either way. Exact: the TSC read at every hook (two reads per call, about 10 ns
 // each on some x86-64 CPUs). Coarse (CoarseClock): a TSC value republished every millisecond by a native thread,
-// read with one load. Coarse times are unbiased in aggregate: a call lasting d is charged d on average, as a
-// sampler at that rate would; a single short call is charged 0 or one period.
+// read with one load, while hooked calls are frequent; the thread sets `exact` while they are rare. Coarse times
+// are unbiased in aggregate: a call lasting d is charged d on average, as a sampler at that rate would; a single
+// short call is charged 0 or one period.
 struct alignas(64) HookClock {
   std::atomic<uint64_t> coarse_ticks{0};
   std::atomic<bool> exact{true};

@@ -203,7 +203,9 @@ TEST_P(Workloads, SamplesFollowShortBurstsOfWork) {
   if (walker != nullptr && std::string(walker) == "suspend")
     GTEST_SKIP() << "the suspending walker samples where the runtime stops the thread, not where the tick finds it";
   EXPECT_NEAR(in_burn, measured, 0.08);
-  EXPECT_NEAR(on_cpu, measured, 0.08);
+  // Ready to run and waiting for a CPU counts as on a CPU (the R state), also just after the sleep, which the
+  // program times as sleeping: beside other tests on two cores that added 0.09 (0.51 against 0.42).
+  EXPECT_NEAR(on_cpu, measured, 0.12);
 }
 
 // NullReferenceExceptions raised as fast as four threads can: the runtime handles each SIGSEGV on the thread's small
