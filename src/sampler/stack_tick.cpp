@@ -135,8 +135,9 @@ const std::shared_ptr<SampledThread>* StackTick::target_of(clr::ThreadID id) con
 // Runtime suspended: no allocation, no lock, no logging. A thread stopped in managed code waits inside the runtime
 // and answers from there, unless the runtime stopped it from its activation handler, which keeps the capture signal
 // blocked until the resume: such a thread is not waited for (the whole program stays stopped while the sampler
-// waits), and its late answer is discarded. One running native code answers where it runs. A thread still
-// answering an earlier signal is left out (its capture is not idle).
+// waits); an answer it gives after the resume, before the check reads it, is compared like any other. One running
+// native code answers where it runs. A thread still answering an earlier signal is left out (its capture is not
+// idle).
 void StackTick::capture_whole_stacks(uint64_t tick_index) {
   begin_native_capture_round();
   const uint64_t stamp = suspended_capture_stamp(tick_index);
