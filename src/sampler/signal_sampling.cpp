@@ -300,14 +300,9 @@ void SignalSampling::check_against(const StackTick& walks, uint64_t tick_index, 
     snapshot_.assign(walks.frames() + walk.first, walks.frames() + walk.first + walk.count);
     for (const SampleFrame& f : snapshot_) c.frames += f.native ? 0 : 1;
     c.differs = true;
-    if (capture.signal_blocked) {
-      // Not of the stopped moment: an answer, if one came, was given after the resume.
-      cancel_native_capture(capture);
-      c.difference = WalkDifference::kSignalBlocked;
-      c.frames = 0;
-    } else if (state != NativeCapture::kDone) {
+    if (state != NativeCapture::kDone) {
       cancel_native_capture(capture);  // or left to finish and be discarded at the next request
-      c.difference = WalkDifference::kNoAnswer;
+      c.difference = capture.signal_blocked ? WalkDifference::kSignalBlocked : WalkDifference::kNoAnswer;
       c.frames = 0;  // nothing was compared: a thread not scheduled in time (a loaded machine) says nothing of the walk
     } else if (capture.faulted) {
       c.difference = WalkDifference::kFaulted;

@@ -59,6 +59,7 @@ TEST(CoarseClock, PublishesOnlyWhileHookedCallsAreFrequent) {
   demand.window = std::chrono::milliseconds(20);
   CoarseClock clock;
   clock.start(std::chrono::milliseconds(1), demand);
+  EXPECT_FALSE(g_hook_clock.exact.load());
   ASSERT_TRUE(eventually([] { return g_hook_clock.exact.load(); }));  // no call in the first window
   uint64_t resting = clock.updates();
   std::this_thread::sleep_for(std::chrono::milliseconds(60));
