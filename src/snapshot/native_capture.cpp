@@ -358,19 +358,24 @@ bool handler_is(int signo, void (*handler)(int, siginfo_t*, void*)) {
   return sigaction(signo, nullptr, &current) == 0 && (current.sa_flags & SA_SIGINFO) && current.sa_sigaction == handler;
 }
 
-// The set of signals pending for one thread (SigPnd) and for the whole process (ShdPnd), as /proc shows them.
-bool status_shows_pending(const std::string& status_path, int signo) {
-  FILE* file = std::fopen(status_path.c_str(), "re");
-  if (file == nullptr) return false;  // the thread has ended: nothing is pending for it any more
-  bool pending = false;
-  char line[256];
-  while (std::fgets(line, sizeof line, file)) {
-    if (std::strncmp(line, "SigPnd:", 7) != 0 && std::strncmp(line, "ShdPnd:", 7) != 0) continue;
-    unsigned long long mask = std::strtoull(line + 7, nullptr, 16);
-    pending |= (mask >> (signo - 1)) & 1;
-  }
-  std::fclose(file);
-  return pending;
+// A thread's /proc status, read into `status` without allocating (the masks come well inside the first 4 KB).
+// False if it cannot be read: the thread has ended.
+bool read_task_status(pid_t tid, char (&status)[4096]) {
+  char path[48];
+  std::snprintf(path, sizeof path, "/proc/self/task/%d/status", int(tid));
+  int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  ssize_t n = ::read(fd, status, sizeof status - 1);
+  ::close(fd);
+  if (n <= 0) return false;
+  status[n] = '\0';
+  return true;
+}
+
+// Whether the signal mask on the status line `field` ("\nSigPnd:", "\nShdPnd:", "\nSigBlk:") holds `signo`.
+bool mask_holds(const char* status, const char* field, int signo) {
+  const char* line = std::strstr(status, field);
+  return line != nullptr && (std::strtoull(line + std::strlen(field), nullptr, 16) >> (signo - 1)) & 1;
 }
 
 }  // namespace
@@ -380,29 +385,20 @@ bool native_capture_signal_pending() {
   DIR* tasks = opendir("/proc/self/task");
   if (tasks == nullptr) return true;  // cannot tell: assume the worst
   bool pending = false;
+  char status[4096];
   while (dirent* entry = readdir(tasks)) {
     if (entry->d_name[0] == '.') continue;
-    pending |= status_shows_pending(std::string("/proc/self/task/") + entry->d_name + "/status", g_signal);
+    // Pending for the thread (SigPnd) or for the whole process (ShdPnd).
+    pending |= read_task_status(pid_t(std::atoi(entry->d_name)), status) &&
+               (mask_holds(status, "\nSigPnd:", g_signal) || mask_holds(status, "\nShdPnd:", g_signal));
   }
   closedir(tasks);
   return pending;
 }
 
 bool native_capture_signal_blocked(pid_t tid) {
-  if (g_signal == 0 || tid <= 0) return false;
-  char path[48];
-  std::snprintf(path, sizeof path, "/proc/self/task/%d/status", int(tid));
-  int fd = ::open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;  // ended: nothing to wait for either way
   char status[4096];
-  ssize_t n = ::read(fd, status, sizeof status - 1);  // SigBlk comes well inside the first 4 KB
-  ::close(fd);
-  if (n <= 0) return false;
-  status[n] = '\0';
-  const char* line = std::strstr(status, "\nSigBlk:");
-  if (line == nullptr) return false;
-  unsigned long long mask = std::strtoull(line + 8, nullptr, 16);
-  return (mask >> (g_signal - 1)) & 1;
+  return g_signal != 0 && tid > 0 && read_task_status(tid, status) && mask_holds(status, "\nSigBlk:", g_signal);
 }
 
 bool native_capture_handler_running() { return g_handlers_running.load(std::memory_order_acquire) != 0; }
