@@ -132,7 +132,7 @@ void ThreadShadow::pop_frame_of(clr::FunctionID function, uint64_t now_ticks) {
   if (!pop_matching(function, now_ticks)) count(DropReason::kUnmatchedLeave);
 }
 
-void ThreadShadow::tailcall(clr::FunctionID function, uint64_t now_ticks) {
+void ThreadShadow::tailcall_slow(clr::FunctionID function, uint64_t now_ticks) {
   tailcalls_.add(1);
   pop_frame_of(function, now_ticks);
   pending_tail_entry_ = true;

@@ -147,6 +147,7 @@ class ThreadShadow {
   // Only after try_enter declined: a full stack, or a call path with no node yet.
   void enter_slow(clr::FunctionID function, uint64_t now_ticks);
   void leave_slow(clr::FunctionID function, uint64_t now_ticks);
+  void tailcall_slow(clr::FunctionID function, uint64_t now_ticks);
   // Pushes a frame for `node` at depth `d` and publishes it.
   void push(uint32_t d, CallNode* node, clr::FunctionID function, uint64_t now_ticks);
   // Adds a closing frame's elapsed ticks to its node (the full-tree collector's time stays with its parent).
@@ -170,7 +171,8 @@ class ThreadShadow {
   Region nodes_region_;
   ShadowFrame* frames_;
   uint32_t capacity_;
-  // Owner-only: the frame that last returned, valid while the depth is back where it was (any other pop clears it).
+  // Owner-only: the frame that last returned or tail-called, valid while the depth is back where it was (any other
+  // pop clears it).
   static constexpr uint32_t kNoHint = ~uint32_t{0};
   uint32_t hint_depth_ = kNoHint;
   clr::FunctionID hint_function_ = 0;
@@ -279,11 +281,17 @@ UMBRA_ALWAYS_INLINE bool ThreadShadow::try_tailcall(clr::FunctionID function, ui
     return false;
   tailcalls_.add(1);
   charge(frames_[d - 1], now_ticks);
-  hint_depth_ = kNoHint;
+  hint_depth_ = d - 1;
+  hint_function_ = function;
+  hint_node_ = frames_[d - 1].node.load(std::memory_order_relaxed);
   pending_tail_entry_ = true;
   depth_.store(d - 1, std::memory_order_release);
   current_.store(top_node(d - 1), std::memory_order_release);
   return true;
+}
+
+inline void ThreadShadow::tailcall(clr::FunctionID function, uint64_t now_ticks) {
+  if (!try_tailcall(function, now_ticks)) tailcall_slow(function, now_ticks);
 }
 
 // Kept out of line: inlined into the hooks, it made the call loop slower (bench/RESULTS.md, BM_Elt3HookPair).

@@ -6,6 +6,7 @@
 
 #include <initializer_list>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace umbra {
@@ -426,6 +427,32 @@ TEST(ThreadShadow, CallsInARepeatedOrderNeedNoSearch) {
   s.leave(A, 0);
   const CallNode* a = child(s.root(), A);
   for (clr::FunctionID f : {B, C, D}) EXPECT_EQ(child(*a, f)->calls.get(), 100u);
+}
+
+// A tail call is a return too: the callee that follows it is found as the tail caller's successor. Two methods
+// under one parent that each tail-call another would otherwise take turns in the parent's last-entered child and
+// search for the callee at every call.
+TEST(ThreadShadow, CalleesOfTailCallsInARepeatedOrderNeedNoSearch) {
+  constexpr clr::FunctionID E = 0xE;
+  ThreadShadow s(small_limits());
+  auto round = [&] {
+    for (auto [caller, callee] : {std::pair{B, C}, std::pair{D, E}}) {
+      s.enter(caller, 0);
+      s.tailcall(caller, 0);
+      s.enter(callee, 0);
+      s.leave(callee, 0);
+    }
+  };
+  s.enter(A, 0);
+  round();
+  round();
+  uint64_t searches = s.child_searches();
+  for (int i = 0; i < 98; ++i) round();
+  EXPECT_EQ(s.child_searches(), searches);
+  s.leave(A, 0);
+  const CallNode* a = child(s.root(), A);
+  for (clr::FunctionID f : {B, C, D, E}) EXPECT_EQ(child(*a, f)->calls.get(), 100u);
+  for (clr::FunctionID f : {C, E}) EXPECT_EQ(child(*a, f)->tail_entries.get(), 100u);
 }
 
 // The node memory is shared: what one thread's tree took, another's cannot, and each is cut where the budget ran out.
