@@ -12,7 +12,7 @@ bool too_full(size_t used, size_t capacity) { return used * 4 > capacity * 3; }
 
 }  // namespace
 
-ChildIndex::ChildIndex(const CallNode* root, const CallNode* nodes, size_t max_nodes) : root_(root), nodes_(nodes) {
+ChildIndex::ChildIndex(size_t max_nodes) {
   // Room for every node below the load that triggers growth, in each of the two tables.
   size_t bytes = std::bit_ceil(max_nodes / 3 * 4 + kFirstCapacity) * sizeof(Entry);
   for (Region& region : regions_) region = Region(bytes, kFirstCapacity * sizeof(Entry));
@@ -42,7 +42,7 @@ bool ChildIndex::grow() {
   return true;
 }
 
-bool ChildIndex::insert(CallNode* child) {
+bool ChildIndex::insert(NodeNumber parent, clr::FunctionID function, NodeNumber child) {
   if (!usable_) return false;
   if (table_ == nullptr || too_full(used_ + 1, mask_ + 1)) {
     if (!grow()) {
@@ -50,7 +50,7 @@ bool ChildIndex::insert(CallNode* child) {
       return false;
     }
   }
-  place(table_, mask_, Entry{child->function, number_of(child->parent), number_of(child)});
+  place(table_, mask_, Entry{function, parent, child});
   ++used_;
   return true;
 }

@@ -1,5 +1,6 @@
-// The ELT3 trampolines' fast path: the common enter (into a node that exists), the common leave and tail call (of
-// the function on top of the stack), done without saving the vector registers.
+// The ELT3 trampolines' second path, for what their assembly declined: an enter into a node that exists (found by
+// a search among the parent's children, or the callee of a tail call), a leave or tail call of the function on top
+// of the stack while the hooks read the exact clock, done without saving the vector registers.
 //
 // This file is compiled with -mno-sse -mno-mmx (-mgeneral-regs-only would reject the standard headers' long double
 // functions), so nothing here touches a vector register; x87 instructions are still possible, and the check below

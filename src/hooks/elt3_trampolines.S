@@ -5,11 +5,18 @@
 // r8-r11, xmm0-xmm7) must survive. FunctionIDOrClientID arrives in r14 for enter (r15 holds the caller's SP) and
 // in rdi for leave and tailcall.
 //
-// Two paths. Each hook first tries the common case in umbra_elt3_try_enter/leave/tailcall (elt3_fast_path.cpp), which
-// are compiled without vector instructions and call nothing: only the general registers a C++ function may
-// clobber are saved around them. When they answer false they have changed nothing, and the slow path saves
-// everything, realigns the stack to 16 bytes and calls the full C++ hook. Hot path: no blocking, allocation,
-// logging or throwing (see shadow_hooks.h).
+// Three paths, each tried only when the one before declines having changed nothing:
+// - Here, in assembly, the calls that repeat: an enter into the node just left, the node entered after it last
+//   time (its successor) or the parent's last-entered child; a leave or tail call of the frame on top. Six general
+//   registers saved, no call, and only the lines an enter or leave must touch: the shadow's first cache line
+//   (ShadowHotState), the frame, the node (shadow_layout.h names every offset).
+// - umbra_elt3_try_enter/leave/tailcall (elt3_fast_path.cpp): the same cases and the rest of what needs no new node
+//   (a child searched for, the callee of a tail call, the exact clock), compiled without vector instructions and
+//   calling nothing, so only the general scratch registers are saved around them.
+// - The slow path: everything saved, the stack realigned to 16 bytes, the full C++ hook.
+// Hot path: no blocking, allocation, logging or throwing (see shadow_hooks.h).
+
+#include "hooks/shadow_layout.h"
 
 #define XMM_BYTES 128
 #define SAVE_BYTES 208  /* xmm0-7 (128) + 9 general registers (72), rounded up to 16 */
@@ -146,17 +153,179 @@
 1:
 .endm
 
+// The registers the assembly fast path uses.
+.macro PUSH_OWN
+  push %rax
+  .cfi_adjust_cfa_offset 8
+  push %rcx
+  .cfi_adjust_cfa_offset 8
+  push %rdx
+  .cfi_adjust_cfa_offset 8
+  push %rsi
+  .cfi_adjust_cfa_offset 8
+  push %rdi
+  .cfi_adjust_cfa_offset 8
+  push %r8
+  .cfi_adjust_cfa_offset 8
+.endm
+
+.macro POP_OWN
+  pop %r8
+  .cfi_adjust_cfa_offset -8
+  pop %rdi
+  .cfi_adjust_cfa_offset -8
+  pop %rsi
+  .cfi_adjust_cfa_offset -8
+  pop %rdx
+  .cfi_adjust_cfa_offset -8
+  pop %rcx
+  .cfi_adjust_cfa_offset -8
+  pop %rax
+  .cfi_adjust_cfa_offset -8
+.endm
+
+// rax = the calling thread's shadow, or jumps to \declined (no shadow yet, or the hooks read the exact clock).
+.macro LOAD_SHADOW declined
+  movq umbra_t_shadow@gottpoff(%rip), %rax
+  movq %fs:(%rax), %rax
+  test %rax, %rax
+  jz \declined
+  cmpb $0, umbra_hook_clock+UMBRA_CLOCK_EXACT(%rip)
+  jne \declined
+.endm
+
+// Pops the top frame, if it is \function's, as ThreadShadow::pop_returning
+// does: its time charged to its node, it becomes the hint, the frame below becomes current. Jumps to \declined
+// having changed nothing if the fast path must not: an empty stack, another function on top, fast_limit 0.
+.macro POP_RETURNING function, declined
+  cmpl $0, UMBRA_HOT_FAST_LIMIT(%rax)
+  je \declined
+  mov UMBRA_HOT_DEPTH(%rax), %ecx
+  sub $1, %ecx
+  jb \declined
+  mov UMBRA_HOT_FRAMES(%rax), %rsi
+  lea (%rcx,%rcx,2), %rdx
+  lea (%rsi,%rdx,8), %rdx                      // the top frame
+  cmp UMBRA_FRAME_FUNCTION(%rdx), \function
+  jne \declined
+  mov \function, UMBRA_HOT_HINT_FUNCTION(%rax)
+  mov %ecx, UMBRA_HOT_HINT_DEPTH(%rax)
+  mov UMBRA_FRAME_NODE(%rdx), %r8d
+  mov %r8d, UMBRA_HOT_HINT_NODE(%rax)
+  // The collector of a full tree is not charged: frames nested under it would count its time twice.
+  cmp UMBRA_HOT_TREE_FULL(%rax), %r8d
+  je 1f
+  mov umbra_hook_clock+UMBRA_CLOCK_COARSE_TICKS(%rip), %rsi
+  sub UMBRA_FRAME_START(%rdx), %rsi
+  // Nothing to charge: the clock has not moved since the call began (most calls, and the node's line is then
+  // not touched), or it began on a later reading.
+  jbe 1f
+  shl $UMBRA_NODE_SHIFT, %r8
+  add UMBRA_HOT_NODES(%rax), %r8
+  add %rsi, UMBRA_NODE_TICKS(%r8)
+1:
+  mov %ecx, UMBRA_HOT_DEPTH(%rax)              // published: a store is a release on x86-64
+  xor %r8d, %r8d                               // the root, under the bottom frame
+  test %ecx, %ecx
+  jz 2f
+  mov UMBRA_FRAME_NODE-UMBRA_FRAME_SIZE(%rdx), %r8d
+2:
+  mov %r8d, UMBRA_HOT_CURRENT(%rax)
+.endm
+
 BEGIN umbra_elt3_enter
+  PUSH_OWN
+  LOAD_SHADOW .Lenter_declined
+  mov UMBRA_HOT_DEPTH(%rax), %ecx
+  cmp UMBRA_HOT_FAST_LIMIT(%rax), %ecx
+  jae .Lenter_declined
+  mov UMBRA_HOT_NODES(%rax), %rsi
+  cmp UMBRA_HOT_HINT_DEPTH(%rax), %ecx
+  jne .Lenter_last_hit
+  // A frame returned at this depth: its node again (a loop), else its successor (a sequence of calls).
+  mov UMBRA_HOT_HINT_NODE(%rax), %edx
+  cmp UMBRA_HOT_HINT_FUNCTION(%rax), %r14
+  je .Lenter_found
+  cmp UMBRA_HOT_TREE_FULL(%rax), %edx
+  je .Lenter_declined                          // the collector stands for any parent's child: no successor
+  shl $UMBRA_NODE_SHIFT, %rdx
+  mov UMBRA_NODE_SUCCESSOR(%rsi,%rdx), %edx
+  jmp .Lenter_candidate
+.Lenter_last_hit:
+  // The parent's last-entered child; the parent is the top frame's node, or the root.
+  xor %edx, %edx
+  test %ecx, %ecx
+  jz 1f
+  mov UMBRA_HOT_FRAMES(%rax), %rdi
+  lea (%rcx,%rcx,2), %rdx
+  mov UMBRA_FRAME_NODE-UMBRA_FRAME_SIZE(%rdi,%rdx,8), %edx
+1:
+  shl $UMBRA_NODE_SHIFT, %rdx
+  mov UMBRA_NODE_LAST_HIT(%rsi,%rdx), %edx
+.Lenter_candidate:
+  test %edx, %edx
+  jz .Lenter_declined
+  mov %rdx, %rdi
+  shl $UMBRA_NODE_SHIFT, %rdi
+  cmp UMBRA_NODE_FUNCTION(%rsi,%rdi), %r14
+  jne .Lenter_declined
+  jmp .Lenter_push
+.Lenter_found:
+  mov %rdx, %rdi
+  shl $UMBRA_NODE_SHIFT, %rdi
+.Lenter_push:
+  // edx: the node, rdi: its offset among the nodes. Counted, then a frame pushed at depth ecx and published.
+  addq $1, UMBRA_NODE_CALLS(%rsi,%rdi)
+  addq $1, UMBRA_HOT_ENTERS(%rax)
+  mov UMBRA_HOT_FRAMES(%rax), %rsi
+  lea (%rcx,%rcx,2), %rdi
+  lea (%rsi,%rdi,8), %rdi
+  mov %edx, UMBRA_FRAME_NODE(%rdi)
+  mov umbra_hook_clock+UMBRA_CLOCK_COARSE_TICKS(%rip), %rsi
+  mov %rsi, UMBRA_FRAME_START(%rdi)
+  mov %r14, UMBRA_FRAME_FUNCTION(%rdi)
+  add $1, %ecx
+  mov %ecx, UMBRA_HOT_DEPTH(%rax)
+  mov %edx, UMBRA_HOT_CURRENT(%rax)
+  .cfi_remember_state
+  POP_OWN
+  ret
+  .cfi_restore_state
+.Lenter_declined:
+  POP_OWN
   FAST_PATH umbra_elt3_try_enter, %r14
   SLOW_PATH umbra_elt3_on_enter, %r14
 END umbra_elt3_enter
 
 BEGIN umbra_elt3_leave
+  PUSH_OWN
+  LOAD_SHADOW .Lleave_declined
+  POP_RETURNING %rdi, .Lleave_declined
+  addq $1, UMBRA_HOT_LEAVES(%rax)
+  .cfi_remember_state
+  POP_OWN
+  ret
+  .cfi_restore_state
+.Lleave_declined:
+  POP_OWN
   FAST_PATH umbra_elt3_try_leave, %rdi
   SLOW_PATH umbra_elt3_on_leave, %rdi
 END umbra_elt3_leave
 
 BEGIN umbra_elt3_tailcall
+  PUSH_OWN
+  LOAD_SHADOW .Ltailcall_declined
+  POP_RETURNING %rdi, .Ltailcall_declined
+  // The callee's enter comes next: the C++ path counts it as a tail entry (fast_limit 0 until then).
+  addq $1, UMBRA_HOT_TAILCALLS(%rax)
+  movb $1, UMBRA_HOT_PENDING_TAIL_ENTRY(%rax)
+  movl $0, UMBRA_HOT_FAST_LIMIT(%rax)
+  .cfi_remember_state
+  POP_OWN
+  ret
+  .cfi_restore_state
+.Ltailcall_declined:
+  POP_OWN
   FAST_PATH umbra_elt3_try_tailcall, %rdi
   SLOW_PATH umbra_elt3_on_tailcall, %rdi
 END umbra_elt3_tailcall

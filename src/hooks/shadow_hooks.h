@@ -6,8 +6,8 @@
 //
 // Families: ELT2 hooks are ordinary functions the runtime calls through its own register-saving stub (and through
 // a slower path that builds frame information once stack snapshots are enabled). ELT3 hooks are called by the JIT
-// directly: the registered functions are the assembly trampolines in elt3_trampolines.S, which call the
-// umbra_elt3_on_* functions below.
+// directly: the registered functions are the assembly trampolines in elt3_trampolines.S, which do the common cases
+// themselves and call the functions below for the rest.
 #pragma once
 
 #include "clr/corprof.h"
@@ -30,7 +30,8 @@ void noop_tailcall2(clr::FunctionID, clr::UINT_PTR, clr::COR_PRF_FRAME_INFO);
 
 // The calling thread's shadow once its first hook has claimed one. initial-exec: a direct %fs-relative load
 // instead of a __tls_get_addr call on every hook; __thread, not thread_local: no initialization wrapper to call.
-extern __thread ThreadShadow* t_shadow __attribute__((tls_model("initial-exec")));
+// Named umbra_t_shadow for the assembly fast path (elt3_trampolines.S).
+extern __thread ThreadShadow* t_shadow asm("umbra_t_shadow") __attribute__((tls_model("initial-exec")));
 
 // The calling thread's shadow, claiming one if it has none yet (nullptr if none could be had).
 ThreadShadow* current_shadow();

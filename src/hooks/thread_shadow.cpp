@@ -1,116 +1,152 @@
 #include "hooks/thread_shadow.h"
 
 #include <algorithm>
+#include <limits>
 #include <new>
 
 namespace umbra {
 
-ThreadShadow::ThreadShadow(const ShadowLimits& limits, NodeBudget* budget)
-    : frames_region_(size_t(limits.max_depth) * sizeof(ShadowFrame), 4096),
-      nodes_region_(std::min(limits.node_bytes, ShadowLimits::kMaxNodeReservation), size_t(1) << 20),
-      frames_(static_cast<ShadowFrame*>(frames_region_.data())),
-      capacity_(uint32_t(frames_region_.size() / sizeof(ShadowFrame))),
-      every_method_hooked_(limits.every_method_hooked),
-      current_(&root_),
-      next_node_(static_cast<char*>(nodes_region_.data())),
-      nodes_end_(next_node_ + nodes_region_.size()),
-      budget_(budget),
-      budget_end_(nodes_end_),
-      index_(&root_, reinterpret_cast<const CallNode*>(next_node_), nodes_region_.size() / sizeof(CallNode)) {
-  // The collector for a full tree is the first node, so it always exists (or is the root if nothing was mapped).
-  tree_full_node_ = &root_;
-  if (nodes_end_ - next_node_ >= static_cast<ptrdiff_t>(sizeof(CallNode))) {
-    tree_full_node_ = new (next_node_) CallNode;
-    next_node_ += sizeof(CallNode);
-    tree_full_node_->function = kTreeFullFunction;
-    tree_full_node_->parent = &root_;
-  }
-  // The collector is not charged: a prepared shadow takes nothing from the budget until its tree grows.
-  if (budget_ != nullptr) budget_end_ = next_node_;
+namespace {
+
+// How many nodes the reservations are made for: `bytes` of nodes, within what node numbers can count.
+size_t max_nodes_for(size_t bytes) {
+  size_t nodes = std::min(bytes, ShadowLimits::kMaxNodeReservation) / kNodeBytes;
+  return std::min<size_t>(nodes, std::numeric_limits<NodeNumber>::max());
 }
 
-CallNode* ThreadShadow::child_of(CallNode* parent, clr::FunctionID function) {
-  CallNode* child = find_child(parent, function);
-  if (child == nullptr) child = new_child(parent, function);
-  parent->last_hit = child;
+}  // namespace
+
+// Recomputes the fast path's limit when the scope ends, whichever way it ends.
+struct ThreadShadow::FastLimitRefresh {
+  ThreadShadow& shadow;
+  ~FastLimitRefresh() { shadow.refresh_fast_limit(); }
+};
+
+ThreadShadow::ThreadShadow(const ShadowLimits& limits, NodeBudget* budget)
+    : frames_region_(size_t(limits.max_depth) * sizeof(ShadowFrame), 4096),
+      hot_region_(max_nodes_for(limits.node_bytes) * sizeof(HotNode), size_t(1) << 16),
+      cold_region_(max_nodes_for(limits.node_bytes) * sizeof(CallNode), size_t(1) << 16),
+      capacity_(uint32_t(frames_region_.size() / sizeof(ShadowFrame))),
+      every_method_hooked_(limits.every_method_hooked),
+      budget_(budget),
+      index_(max_nodes_for(limits.node_bytes)) {
+  size_t reserved = std::min(hot_region_.size() / sizeof(HotNode), cold_region_.size() / sizeof(CallNode));
+  s_.frames = static_cast<ShadowFrame*>(frames_region_.data());
+  if (reserved >= 2) {
+    s_.nodes = static_cast<HotNode*>(hot_region_.data());
+    cold_ = static_cast<CallNode*>(cold_region_.data());
+    max_nodes_ = NodeNumber(reserved);
+  } else {
+    s_.nodes = fallback_hot_;
+    cold_ = fallback_cold_;
+    max_nodes_ = 2;
+  }
+  HotNode* hot = s_.nodes;
+  // The root and the collector for a full tree are the first two nodes, so they always exist. Neither is charged
+  // to the budget: a prepared shadow takes nothing from it until its tree grows.
+  for (NodeNumber n : {NodeNumber(0), NodeNumber(1)}) {
+    new (&hot[n]) HotNode;
+    new (&cold_[n]) CallNode;
+    cold_[n].hot = &hot[n];
+  }
+  s_.tree_full_node = 1;
+  hot[1].function = cold_[1].function = kTreeFullFunction;
+  cold_[1].parent = &cold_[0];
+  next_node_ = 2;
+  budget_bytes_ = budget_ != nullptr ? next_node_ * kNodeBytes : size_t(max_nodes_) * kNodeBytes;
+  refresh_fast_limit();
+}
+
+NodeNumber ThreadShadow::child_of(NodeNumber parent, clr::FunctionID function) {
+  NodeNumber child = find_child(parent, function);
+  if (child == 0) child = new_child(parent, function);
+  s_.nodes[parent].last_hit = child;
   return child;
 }
 
 bool ThreadShadow::take_budget() {
-  // A megabyte at a time: one atomic operation per 12,000 nodes or so.
+  // A megabyte at a time: one atomic operation per 10,000 nodes or so.
   constexpr size_t kChunk = size_t(1) << 20;
   if (budget_ != nullptr) {
-    size_t room = size_t(nodes_end_ - budget_end_);
-    budget_end_ += budget_->take_up_to(room < kChunk ? room : kChunk);
+    size_t room = size_t(max_nodes_) * kNodeBytes - budget_bytes_;
+    budget_bytes_ += budget_->take_up_to(room < kChunk ? room : kChunk);
   }
-  return budget_end_ - next_node_ >= static_cast<ptrdiff_t>(sizeof(CallNode));
+  return room_for_node();
 }
 
-CallNode* ThreadShadow::new_child(CallNode* parent, clr::FunctionID function) {
-  if (budget_end_ - next_node_ < static_cast<ptrdiff_t>(sizeof(CallNode)) && !take_budget()) {
+NodeNumber ThreadShadow::new_child(NodeNumber parent, clr::FunctionID function) {
+  if (!room_for_node() && !take_budget()) {
     count(DropReason::kTreeFull);
-    if (tree_full_node_ != &root_ && tree_full_node_->calls.get() == 0 && !tree_full_node_->next_sibling) {
+    CallNode& collector = cold_[s_.tree_full_node];
+    if (s_.nodes[s_.tree_full_node].calls.get() == 0 && !collector.next_sibling) {
       // Publish the collector under the root the first time it is needed.
-      tree_full_node_->next_sibling = root_.first_child.load(std::memory_order_relaxed);
-      root_.first_child.store(tree_full_node_, std::memory_order_release);
+      collector.next_sibling = cold_[0].first_child.load(std::memory_order_relaxed);
+      cold_[0].first_child.store(&collector, std::memory_order_release);
     }
-    return tree_full_node_;
+    return s_.tree_full_node;
   }
-  auto* node = new (next_node_) CallNode;
-  next_node_ += sizeof(CallNode);
+  NodeNumber n = next_node_++;
   node_count_.add(1);
+  HotNode* hot = new (&s_.nodes[n]) HotNode;
+  hot->function = function;
+  CallNode* node = new (&cold_[n]) CallNode;
   node->function = function;
-  node->parent = parent;
-  node->next_sibling = parent->first_child.load(std::memory_order_relaxed);
-  parent->first_child.store(node, std::memory_order_release);
-  if (++parent->children > kListedChildren && index_.usable()) {
-    if (parent->children == kListedChildren + 1) {
-      for (CallNode* c = node; c; c = c->next_sibling) index_.insert(c);  // the list until now, the new one first
+  node->hot = hot;
+  CallNode& p = cold_[parent];
+  node->parent = &p;
+  node->next_sibling = p.first_child.load(std::memory_order_relaxed);
+  p.first_child.store(node, std::memory_order_release);
+  if (++p.children > kListedChildren && index_.usable()) {
+    if (p.children == kListedChildren + 1) {
+      // The list until now, the new one first.
+      for (const CallNode* c = node; c; c = c->next_sibling) index_.insert(parent, c->function, NodeNumber(c - cold_));
     } else {
-      index_.insert(node);
+      index_.insert(parent, function, n);
     }
   }
-  return node;
+  return n;
 }
 
 void ThreadShadow::enter_slow(clr::FunctionID function, uint64_t now_ticks) {
-  enters_.add(1);
+  FastLimitRefresh refresh{*this};
+  s_.enters.add(1);
   slow_enters_.add(1);
-  uint32_t d = depth_.load(std::memory_order_relaxed);
+  uint32_t d = s_.depth.load(std::memory_order_relaxed);
   if (overflow_depth_ != 0 || d == capacity_) {
     ++overflow_depth_;
-    pending_tail_entry_ = false;
+    s_.pending_tail_entry = false;
     count(DropReason::kStackOverflow);
     // The tree shows where it was cut off, and how many calls went unrecorded below that point.
-    CallNode* top = current_.load(std::memory_order_relaxed);
-    if (top != tree_full_node_) child_of(top, kDeeperCallsFunction)->calls.add(1);
+    NodeNumber top = s_.current.load(std::memory_order_relaxed);
+    if (top != s_.tree_full_node) s_.nodes[child_of(top, kDeeperCallsFunction)].calls.add(1);
     return;
   }
   // try_enter, which always runs first, looked for this child everywhere and found none: the call path is new.
-  CallNode* parent = current_.load(std::memory_order_relaxed);
-  CallNode* node = new_child(parent, function);
-  parent->last_hit = node;
-  node->calls.add(1);
-  if (pending_tail_entry_) {
-    node->tail_entries.add(1);
-    pending_tail_entry_ = false;
+  NodeNumber parent = s_.current.load(std::memory_order_relaxed);
+  NodeNumber node = new_child(parent, function);
+  s_.nodes[parent].last_hit = node;
+  s_.nodes[node].calls.add(1);
+  if (s_.pending_tail_entry) {
+    cold_[node].tail_entries.add(1);
+    s_.pending_tail_entry = false;
   }
   push(d, node, function, now_ticks);
 }
 
 void ThreadShadow::pop_to(uint32_t new_depth, uint64_t now_ticks) {
-  hint_depth_ = kNoHint;
-  uint32_t d = depth_.load(std::memory_order_relaxed);
-  for (uint32_t i = d; i-- > new_depth;) charge(frames_[i], now_ticks);
+  FastLimitRefresh refresh{*this};
+  s_.hint_depth = ShadowHotState::kNoHint;
+  uint32_t d = s_.depth.load(std::memory_order_relaxed);
+  for (uint32_t i = d; i-- > new_depth;) charge(s_.frames[i], now_ticks);
   exception_.popped_to(new_depth);
-  depth_.store(new_depth, std::memory_order_release);
-  current_.store(top_node(new_depth), std::memory_order_release);
+  s_.depth.store(new_depth, std::memory_order_release);
+  s_.current.store(top_node(new_depth), std::memory_order_release);
 }
 
 bool ThreadShadow::pop_matching(clr::FunctionID function, uint64_t now_ticks) {
-  uint32_t d = depth_.load(std::memory_order_relaxed);
+  uint32_t d = s_.depth.load(std::memory_order_relaxed);
   for (uint32_t i = d; i-- > 0;) {
-    if (frames_[i].function != function) continue;
+    if (s_.frames[i].function != function) continue;
     if (uint32_t stale = d - 1 - i) drops_[static_cast<size_t>(DropReason::kStaleFramePopped)].add(stale);
     pop_to(i, now_ticks);
     return true;
@@ -119,12 +155,13 @@ bool ThreadShadow::pop_matching(clr::FunctionID function, uint64_t now_ticks) {
 }
 
 void ThreadShadow::leave_slow(clr::FunctionID function, uint64_t now_ticks) {
-  leaves_.add(1);
+  FastLimitRefresh refresh{*this};
+  s_.leaves.add(1);
   pop_frame_of(function, now_ticks);
 }
 
 void ThreadShadow::pop_frame_of(clr::FunctionID function, uint64_t now_ticks) {
-  pending_tail_entry_ = false;
+  s_.pending_tail_entry = false;
   if (overflow_depth_ != 0) {
     --overflow_depth_;
     return;
@@ -133,21 +170,22 @@ void ThreadShadow::pop_frame_of(clr::FunctionID function, uint64_t now_ticks) {
 }
 
 void ThreadShadow::tailcall_slow(clr::FunctionID function, uint64_t now_ticks) {
-  tailcalls_.add(1);
+  FastLimitRefresh refresh{*this};
+  s_.tailcalls.add(1);
   pop_frame_of(function, now_ticks);
-  pending_tail_entry_ = true;
+  s_.pending_tail_entry = true;
 }
 
 uint32_t ThreadShadow::topmost_frame_of(clr::FunctionID function) const {
-  for (uint32_t i = depth_.load(std::memory_order_relaxed); i-- > 0;)
-    if (frames_[i].function == function && !exception_.is_unwound(i)) return i;
+  for (uint32_t i = s_.depth.load(std::memory_order_relaxed); i-- > 0;)
+    if (s_.frames[i].function == function && !exception_.is_unwound(i)) return i;
   return ExceptionTracking::kNoFrame;
 }
 
 void ThreadShadow::search_enter(clr::FunctionID function) {
   // A filter's own method, searched by an exception thrown inside the filter, is the funclet, not a frame below.
   if (exception_.in_filter_of(function)) return;
-  bool bottom = depth_.load(std::memory_order_relaxed) > 0 && frames_[0].function == function;
+  bool bottom = s_.depth.load(std::memory_order_relaxed) > 0 && s_.frames[0].function == function;
   if (bottom) exception_.search_reached_bottom();
 }
 
@@ -162,17 +200,18 @@ bool ThreadShadow::unwind_enter(clr::FunctionID function) {
 }
 
 void ThreadShadow::unwind_leave(uint64_t now_ticks) {
+  FastLimitRefresh refresh{*this};
   unwinds_.add(1);
-  pending_tail_entry_ = false;
+  s_.pending_tail_entry = false;
   ExceptionTracking::Unwinding u{};
   if (!exception_.end_unwind(u)) return;
   if (overflow_depth_ != 0) {
     --overflow_depth_;
     return;
   }
-  uint32_t d = depth_.load(std::memory_order_relaxed);
+  uint32_t d = s_.depth.load(std::memory_order_relaxed);
   if (u.frame == ExceptionTracking::kNoFrame && !every_method_hooked_) return;  // a frame without hooks
-  if (u.frame == ExceptionTracking::kNoFrame || u.frame >= d || frames_[u.frame].function != u.function) {
+  if (u.frame == ExceptionTracking::kNoFrame || u.frame >= d || s_.frames[u.frame].function != u.function) {
     count(DropReason::kUnmatchedLeave);
     return;
   }
@@ -182,9 +221,10 @@ void ThreadShadow::unwind_leave(uint64_t now_ticks) {
 }
 
 void ThreadShadow::catcher_enter(clr::FunctionID function, uint64_t now_ticks) {
+  FastLimitRefresh refresh{*this};
   exception_.catcher_entered(function);
   if (overflow_depth_ != 0) return;
-  uint32_t d = depth_.load(std::memory_order_relaxed);
+  uint32_t d = s_.depth.load(std::memory_order_relaxed);
   uint32_t i = topmost_frame_of(function);
   if (i == ExceptionTracking::kNoFrame || i + 1 == d) return;
   // From the lowest unwound frame up, the frames are the exception's and its dispatch's; the others never returned.

@@ -3,6 +3,8 @@
 // Contract:
 // - enter/leave/tailcall/unwind_leave are called ONLY by the owning thread, from the ELT hooks and the exception
 //   callbacks. They never block, allocate (memory comes from a reservation made at construction), log or throw.
+//   The ELT3 assembly fast path (elt3_trampolines.S) does try_enter/try_leave/try_tailcall's common cases itself,
+//   on the same fields: what they do, it must do alike.
 // - Readers on other threads (report, sampler) use current_node() and depth(): both are published with release
 //   stores after the frame they describe is complete, and every node's parent chain is immutable, so the path read
 //   from current_node() is never torn. open_frame_ticks() reads frames with relaxed atomics and is exact only while
@@ -13,6 +15,7 @@
 
 #include <array>
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <sys/types.h>
 
@@ -24,19 +27,71 @@
 #include "hooks/node_budget.h"
 #include "hooks/owner_counter.h"
 #include "hooks/region.h"
+#include "hooks/shadow_layout.h"
 
 namespace umbra {
 
 struct ShadowFrame {
-  std::atomic<CallNode*> node;
+  std::atomic<NodeNumber> node;
   std::atomic<uint64_t> start_ticks;
-  clr::FunctionID function;  // owner-only; differs from node->function when the tree is full
+  clr::FunctionID function;  // owner-only; differs from the node's function when the tree is full
 };
 
 // The function id of the node that collects calls once a thread's node reservation is exhausted.
 inline constexpr clr::FunctionID kTreeFullFunction = ~clr::FunctionID{0};
 // The function id of the marker under the deepest recorded frame that counts calls made once the stack was full.
 inline constexpr clr::FunctionID kDeeperCallsFunction = ~clr::FunctionID{0} - 1;
+
+// What every enter and leave reads and writes of its thread's shadow, in one cache line at the start of the
+// ThreadShadow (tail calls touch a second): the ELT3 assembly fast path reads it at the offsets shadow_layout.h
+// names. Owner-written; readers use depth and current only.
+struct alignas(64) ShadowHotState {
+  static constexpr uint32_t kNoHint = ~uint32_t{0};
+  std::atomic<uint32_t> depth{0};  // published with a release store after the frame below it is complete
+  // The assembly fast path may enter below this depth, and leave or tail-call only if it is not 0. It is 0 while
+  // anything rare is under way, which the C++ paths handle: frames past the stack's capacity, a tail call's callee
+  // still to enter, frames an exception unwound that stay on the stack.
+  uint32_t fast_limit = 0;
+  ShadowFrame* frames = nullptr;
+  HotNode* nodes = nullptr;
+  // The frame that last returned or tail-called, valid while the depth is back where it was (any other pop
+  // clears it): a loop re-enters its node, a sequence of calls finds the next one as its successor.
+  clr::FunctionID hint_function = 0;
+  uint32_t hint_depth = kNoHint;
+  NodeNumber hint_node = 0;
+  std::atomic<NodeNumber> current{0};  // the node on top of the stack; published after depth
+  NodeNumber tree_full_node = 0;       // the collector of calls beyond the node limit; 0 (the root) if there is none
+  OwnerCounter enters;
+  OwnerCounter leaves;
+  // The next cache line, which only tail calls touch.
+  alignas(64) OwnerCounter tailcalls;
+  bool pending_tail_entry = false;  // the next enter follows a tail call of the caller's frame
+};
+
+static_assert(sizeof(ShadowHotState) == UMBRA_HOT_STATE_SIZE);
+static_assert(offsetof(ShadowHotState, tailcalls) == UMBRA_HOT_TAILCALLS);
+static_assert(offsetof(ShadowHotState, pending_tail_entry) == UMBRA_HOT_PENDING_TAIL_ENTRY);
+static_assert(offsetof(ShadowHotState, depth) == UMBRA_HOT_DEPTH);
+static_assert(offsetof(ShadowHotState, fast_limit) == UMBRA_HOT_FAST_LIMIT);
+static_assert(offsetof(ShadowHotState, frames) == UMBRA_HOT_FRAMES);
+static_assert(offsetof(ShadowHotState, nodes) == UMBRA_HOT_NODES);
+static_assert(offsetof(ShadowHotState, hint_function) == UMBRA_HOT_HINT_FUNCTION);
+static_assert(offsetof(ShadowHotState, hint_depth) == UMBRA_HOT_HINT_DEPTH);
+static_assert(offsetof(ShadowHotState, hint_node) == UMBRA_HOT_HINT_NODE);
+static_assert(offsetof(ShadowHotState, current) == UMBRA_HOT_CURRENT);
+static_assert(offsetof(ShadowHotState, tree_full_node) == UMBRA_HOT_TREE_FULL);
+static_assert(offsetof(ShadowHotState, enters) == UMBRA_HOT_ENTERS);
+static_assert(offsetof(ShadowHotState, leaves) == UMBRA_HOT_LEAVES);
+static_assert(sizeof(ShadowFrame) == UMBRA_FRAME_SIZE);
+static_assert(offsetof(ShadowFrame, node) == UMBRA_FRAME_NODE);
+static_assert(offsetof(ShadowFrame, start_ticks) == UMBRA_FRAME_START);
+static_assert(offsetof(ShadowFrame, function) == UMBRA_FRAME_FUNCTION);
+static_assert(sizeof(HotNode) == size_t(1) << UMBRA_NODE_SHIFT);
+static_assert(offsetof(HotNode, function) == UMBRA_NODE_FUNCTION);
+static_assert(offsetof(HotNode, calls) == UMBRA_NODE_CALLS);
+static_assert(offsetof(HotNode, total_ticks) == UMBRA_NODE_TICKS);
+static_assert(offsetof(HotNode, successor) == UMBRA_NODE_SUCCESSOR);
+static_assert(offsetof(HotNode, last_hit) == UMBRA_NODE_LAST_HIT);
 
 struct ShadowLimits {
   uint32_t max_depth = 1u << 16;
@@ -49,6 +104,9 @@ struct ShadowLimits {
 };
 
 class ThreadShadow {
+  // First: the assembly fast path finds it at the shadow's own address.
+  ShadowHotState s_;
+
  public:
   // Nodes are taken from `budget`, shared by every thread's shadow; without one, from this shadow's reservation
   // alone.
@@ -90,9 +148,9 @@ class ThreadShadow {
   // The catching frame resumes: whatever is still above its topmost frame never returns.
   void catcher_enter(clr::FunctionID function, uint64_t now_ticks);
 
-  uint64_t enters() const { return enters_.get(); }
-  uint64_t leaves() const { return leaves_.get(); }
-  uint64_t tailcalls() const { return tailcalls_.get(); }
+  uint64_t enters() const { return s_.enters.get(); }
+  uint64_t leaves() const { return s_.leaves.get(); }
+  uint64_t tailcalls() const { return s_.tailcalls.get(); }
   uint64_t unwinds() const { return unwinds_.get(); }
   // How the tree was updated, for the report's "tree" stats: enters the fast path could not take, the searches for
   // a child among its siblings (the last-entered child was another) and the siblings they passed.
@@ -101,31 +159,31 @@ class ThreadShadow {
   uint64_t sibling_steps() const { return sibling_steps_.get(); }
   uint64_t indexed_searches() const { return indexed_searches_.get(); }
   uint64_t node_count() const { return node_count_.get(); }
-  size_t node_bytes() const { return node_count() * sizeof(CallNode); }
+  size_t node_bytes() const { return node_count() * kNodeBytes; }
 
   // The catch block has finished: the exception is over.
   void catcher_leave() { exception_.caught(); }
 
   // --- the sampler, only while the owner is stopped (SuspendRuntime: a suspended thread is never inside a hook,
   // and one in native code cannot re-enter managed code until the runtime resumes) ---
-  clr::FunctionID frame_function(uint32_t index) const { return frames_[index].function; }
-  CallNode* frame_node(uint32_t index) const { return frames_[index].node.load(std::memory_order_relaxed); }
+  clr::FunctionID frame_function(uint32_t index) const { return s_.frames[index].function; }
+  CallNode* frame_node(uint32_t index) const { return &cold_[s_.frames[index].node.load(std::memory_order_relaxed)]; }
   // An exception is being dispatched: frames the shadow has already popped may still be on the real stack.
   bool exception_active() const { return exception_.active(); }
   bool overflowed() const { return overflow_depth_ != 0; }
   // Pops frames that are not on the real stack any more (their leave never came).
   void repair_truncate(uint32_t new_depth, uint64_t now_ticks) {
-    if (new_depth < depth_.load(std::memory_order_relaxed)) pop_to(new_depth, now_ticks);
+    if (new_depth < s_.depth.load(std::memory_order_relaxed)) pop_to(new_depth, now_ticks);
   }
 
   // --- any thread ---
-  CallNode* current_node() const { return current_.load(std::memory_order_acquire); }
-  uint32_t depth() const { return depth_.load(std::memory_order_acquire); }
-  const CallNode& root() const { return root_; }
-  CallNode& root() { return root_; }
+  CallNode* current_node() const { return &cold_[s_.current.load(std::memory_order_acquire)]; }
+  uint32_t depth() const { return s_.depth.load(std::memory_order_acquire); }
+  const CallNode& root() const { return cold_[0]; }
+  CallNode& root() { return cold_[0]; }
   // tree_full: the calls the collector node holds, whichever path put them there (the hint re-enters it too).
   uint64_t drops(DropReason reason) const {
-    if (reason == DropReason::kTreeFull && tree_full_node_ != &root_) return tree_full_node_->calls.get();
+    if (reason == DropReason::kTreeFull && s_.tree_full_node != 0) return s_.nodes[s_.tree_full_node].calls.get();
     return drops_[static_cast<size_t>(reason)].get();
   }
   // Ticks spent so far in frames that are still open, per node; calls visit(node, ticks) for each open frame.
@@ -140,6 +198,9 @@ class ThreadShadow {
   // The thread's CPU time as the sampler last read it: written only by the sampler, read by the report.
   std::atomic<uint64_t> sampler_cpu_ns{0};
 
+  // Where the assembly fast path finds the hot state: at the shadow's own address (a unit test checks it).
+  const ShadowHotState& hot_state() const { return s_; }
+
   // Releases the frame pages once the owner has exited (its tree stays).
   void discard_frames() { frames_region_.discard_pages(); }
 
@@ -148,18 +209,24 @@ class ThreadShadow {
   void enter_slow(clr::FunctionID function, uint64_t now_ticks);
   void leave_slow(clr::FunctionID function, uint64_t now_ticks);
   void tailcall_slow(clr::FunctionID function, uint64_t now_ticks);
+  void pop_returning(uint32_t d, clr::FunctionID function, uint64_t now_ticks);
   // Pushes a frame for `node` at depth `d` and publishes it.
-  void push(uint32_t d, CallNode* node, clr::FunctionID function, uint64_t now_ticks);
+  void push(uint32_t d, NodeNumber node, clr::FunctionID function, uint64_t now_ticks);
   // Adds a closing frame's elapsed ticks to its node (the full-tree collector's time stays with its parent).
   void charge(const ShadowFrame& frame, uint64_t now_ticks);
   // The node on top of a stack `depth` frames deep.
-  __attribute__((always_inline)) CallNode* top_node(uint32_t depth) {
-    return depth ? frames_[depth - 1].node.load(std::memory_order_relaxed) : &root_;
+  __attribute__((always_inline)) NodeNumber top_node(uint32_t depth) const {
+    return depth ? s_.frames[depth - 1].node.load(std::memory_order_relaxed) : 0;
+  }
+  struct FastLimitRefresh;
+  // After anything that may have changed what fast_limit depends on.
+  __attribute__((always_inline)) void refresh_fast_limit() {
+    s_.fast_limit = overflow_depth_ == 0 && !s_.pending_tail_entry && !exception_.any_unwound() ? capacity_ : 0;
   }
   // The child of `parent` for `function`, made if it is new (or the full tree's collector).
-  CallNode* child_of(CallNode* parent, clr::FunctionID function);
-  CallNode* find_child(const CallNode* parent, clr::FunctionID function);
-  CallNode* new_child(CallNode* parent, clr::FunctionID function);
+  NodeNumber child_of(NodeNumber parent, clr::FunctionID function);
+  NodeNumber find_child(NodeNumber parent, clr::FunctionID function);
+  NodeNumber new_child(NodeNumber parent, clr::FunctionID function);
   // A node with more children than this finds them through index_: a list this short is as quick to walk.
   static constexpr uint32_t kListedChildren = 4;
   void pop_to(uint32_t new_depth, uint64_t now_ticks);
@@ -168,33 +235,28 @@ class ThreadShadow {
   void pop_frame_of(clr::FunctionID function, uint64_t now_ticks);
 
   Region frames_region_;
-  Region nodes_region_;
-  ShadowFrame* frames_;
+  Region hot_region_;
+  Region cold_region_;
   uint32_t capacity_;
-  // Owner-only: the frame that last returned or tail-called, valid while the depth is back where it was (any other
-  // pop clears it).
-  static constexpr uint32_t kNoHint = ~uint32_t{0};
-  uint32_t hint_depth_ = kNoHint;
-  clr::FunctionID hint_function_ = 0;
-  CallNode* hint_node_ = nullptr;
   uint32_t overflow_depth_ = 0;  // frames entered beyond capacity, not recorded
-  bool pending_tail_entry_ = false;
   const bool every_method_hooked_;
   ExceptionTracking exception_;
   // The topmost frame of `function` not yet unwound.
   uint32_t topmost_frame_of(clr::FunctionID function) const;
-  OwnerCounter enters_, leaves_, tailcalls_, unwinds_;
+  OwnerCounter unwinds_;
   OwnerCounter slow_enters_, child_searches_, sibling_steps_, indexed_searches_, node_count_;
-  std::atomic<uint32_t> depth_{0};
-  std::atomic<CallNode*> current_;
-  char* next_node_;
-  char* nodes_end_;
+  // The nodes: s_.nodes[n] and cold_[n] are node n. The reservations, or the two nodes below if they could not be
+  // made.
+  CallNode* cold_;
+  HotNode fallback_hot_[2];
+  CallNode fallback_cold_[2];
+  NodeNumber next_node_;
+  NodeNumber max_nodes_;  // what the reservations hold
   NodeBudget* budget_;
-  char* budget_end_;  // how far nodes_region_ may be used: what budget_ has granted this thread
-  // Extends budget_end_ by a chunk; false if no room is left for a node.
+  size_t budget_bytes_ = 0;  // what budget_ has granted this thread
+  // Takes another chunk of the budget; false if no room is left for a node.
   bool take_budget();
-  CallNode root_;
-  CallNode* tree_full_node_;
+  bool room_for_node() const { return next_node_ < max_nodes_ && (next_node_ + 1) * kNodeBytes <= budget_bytes_; }
   ChildIndex index_;
   std::array<OwnerCounter, kDropReasonCount> drops_;
 };
@@ -206,48 +268,52 @@ class ThreadShadow {
 // left, and a method calling a sequence of others finds the next one as the returned node's successor, without
 // touching the tree. Then the parent's last-entered child, then its children.
 UMBRA_ALWAYS_INLINE bool ThreadShadow::try_enter(clr::FunctionID function, uint64_t now_ticks) {
-  uint32_t d = depth_.load(std::memory_order_relaxed);
+  uint32_t d = s_.depth.load(std::memory_order_relaxed);
   if (__builtin_expect(overflow_depth_ != 0 || d == capacity_, 0)) return false;
-  CallNode* node = hint_node_;
-  if (d != hint_depth_ || function != hint_function_) {
+  HotNode* nodes = s_.nodes;
+  NodeNumber node = s_.hint_node;
+  if (d != s_.hint_depth || function != s_.hint_function) {
     // The collector of a full tree stands for frames of any parent: its successor could be anyone's child.
-    bool after_sibling = d == hint_depth_ && node != tree_full_node_;
-    if (after_sibling && node->successor != nullptr && node->successor->function == function) {
-      node = node->successor;
+    bool after_sibling = d == s_.hint_depth && node != s_.tree_full_node;
+    NodeNumber next = after_sibling ? nodes[node].successor : 0;
+    if (next != 0 && nodes[next].function == function) {
+      node = next;
     } else {
-      CallNode* parent = top_node(d);
-      CallNode* found = parent->last_hit;
-      if (found == nullptr || found->function != function) {
+      NodeNumber parent = top_node(d);
+      NodeNumber found = nodes[parent].last_hit;
+      if (found == 0 || nodes[found].function != function) {
         found = find_child(parent, function);
-        if (found == nullptr) return false;
-        parent->last_hit = found;
+        if (found == 0) return false;
+        nodes[parent].last_hit = found;
       }
-      if (after_sibling) node->successor = found;
+      if (after_sibling) nodes[node].successor = found;
       node = found;
     }
   }
-  enters_.add(1);
-  node->calls.add(1);
-  if (pending_tail_entry_) {
-    node->tail_entries.add(1);
-    pending_tail_entry_ = false;
+  s_.enters.add(1);
+  nodes[node].calls.add(1);
+  if (s_.pending_tail_entry) {
+    cold_[node].tail_entries.add(1);
+    s_.pending_tail_entry = false;
+    refresh_fast_limit();
   }
   push(d, node, function, now_ticks);
   return true;
 }
 
-// An existing child of `parent`, or nullptr. Past a few children (kListedChildren), the index knows them all.
-UMBRA_ALWAYS_INLINE CallNode* ThreadShadow::find_child(const CallNode* parent, clr::FunctionID function) {
+// An existing child of `parent`, or 0. Past a few children (kListedChildren), the index knows them all.
+UMBRA_ALWAYS_INLINE NodeNumber ThreadShadow::find_child(NodeNumber parent, clr::FunctionID function) {
   child_searches_.add(1);
-  if (parent->children > kListedChildren && index_.usable()) {
+  const CallNode& p = cold_[parent];
+  if (p.children > kListedChildren && index_.usable()) {
     indexed_searches_.add(1);
     return index_.find(parent, function);
   }
   uint64_t steps = 0;
-  CallNode* c = parent->first_child.load(std::memory_order_relaxed);
+  const CallNode* c = p.first_child.load(std::memory_order_relaxed);
   for (; c && c->function != function; c = c->next_sibling) ++steps;
   sibling_steps_.add(steps);
-  return c;
+  return c ? NodeNumber(c - cold_) : 0;
 }
 
 inline void ThreadShadow::enter(clr::FunctionID function, uint64_t now_ticks) {
@@ -256,38 +322,39 @@ inline void ThreadShadow::enter(clr::FunctionID function, uint64_t now_ticks) {
 
 // The common leave: the function on top of the stack returns.
 UMBRA_ALWAYS_INLINE bool ThreadShadow::try_leave(clr::FunctionID function, uint64_t now_ticks) {
-  uint32_t d = depth_.load(std::memory_order_relaxed);
-  if (__builtin_expect(overflow_depth_ != 0 || d == 0 || frames_[d - 1].function != function ||
-                           pending_tail_entry_,
+  uint32_t d = s_.depth.load(std::memory_order_relaxed);
+  if (__builtin_expect(overflow_depth_ != 0 || d == 0 || s_.frames[d - 1].function != function ||
+                           s_.pending_tail_entry,
                        0))
     return false;
-  leaves_.add(1);
-  const ShadowFrame& top = frames_[d - 1];
-  charge(top, now_ticks);
-  hint_depth_ = d - 1;
-  hint_function_ = function;
-  hint_node_ = top.node.load(std::memory_order_relaxed);
-  depth_.store(d - 1, std::memory_order_release);
-  // The frame below, not node->parent: under a full tree the collector node stands for frames of any parent.
-  current_.store(top_node(d - 1), std::memory_order_release);
+  s_.leaves.add(1);
+  pop_returning(d, function, now_ticks);
   return true;
 }
 
 UMBRA_ALWAYS_INLINE bool ThreadShadow::try_tailcall(clr::FunctionID function, uint64_t now_ticks) {
-  uint32_t d = depth_.load(std::memory_order_relaxed);
-  if (__builtin_expect(overflow_depth_ != 0 || d == 0 || frames_[d - 1].function != function ||
+  uint32_t d = s_.depth.load(std::memory_order_relaxed);
+  if (__builtin_expect(overflow_depth_ != 0 || d == 0 || s_.frames[d - 1].function != function ||
                            exception_.any_unwound(),
                        0))
     return false;
-  tailcalls_.add(1);
-  charge(frames_[d - 1], now_ticks);
-  hint_depth_ = d - 1;
-  hint_function_ = function;
-  hint_node_ = frames_[d - 1].node.load(std::memory_order_relaxed);
-  pending_tail_entry_ = true;
-  depth_.store(d - 1, std::memory_order_release);
-  current_.store(top_node(d - 1), std::memory_order_release);
+  s_.tailcalls.add(1);
+  pop_returning(d, function, now_ticks);
+  s_.pending_tail_entry = true;
+  s_.fast_limit = 0;
   return true;
+}
+
+// The top frame of a stack `d` deep returns (or tail-calls): it becomes the hint.
+UMBRA_ALWAYS_INLINE void ThreadShadow::pop_returning(uint32_t d, clr::FunctionID function, uint64_t now_ticks) {
+  const ShadowFrame& top = s_.frames[d - 1];
+  charge(top, now_ticks);
+  s_.hint_depth = d - 1;
+  s_.hint_function = function;
+  s_.hint_node = top.node.load(std::memory_order_relaxed);
+  s_.depth.store(d - 1, std::memory_order_release);
+  // The frame below, not the node's parent: under a full tree the collector stands for frames of any parent.
+  s_.current.store(top_node(d - 1), std::memory_order_release);
 }
 
 inline void ThreadShadow::tailcall(clr::FunctionID function, uint64_t now_ticks) {
@@ -299,20 +366,21 @@ __attribute__((noinline)) inline void ThreadShadow::leave(clr::FunctionID functi
   if (!try_leave(function, now_ticks)) leave_slow(function, now_ticks);
 }
 
-UMBRA_ALWAYS_INLINE void ThreadShadow::push(uint32_t d, CallNode* node, clr::FunctionID function, uint64_t now_ticks) {
-  ShadowFrame& frame = frames_[d];
+UMBRA_ALWAYS_INLINE void ThreadShadow::push(uint32_t d, NodeNumber node, clr::FunctionID function, uint64_t now_ticks) {
+  ShadowFrame& frame = s_.frames[d];
   frame.node.store(node, std::memory_order_relaxed);
   frame.start_ticks.store(now_ticks, std::memory_order_relaxed);
   frame.function = function;
-  depth_.store(d + 1, std::memory_order_release);
-  current_.store(node, std::memory_order_release);
+  s_.depth.store(d + 1, std::memory_order_release);
+  s_.current.store(node, std::memory_order_release);
 }
 
 UMBRA_ALWAYS_INLINE void ThreadShadow::charge(const ShadowFrame& frame, uint64_t now_ticks) {
-  CallNode* node = frame.node.load(std::memory_order_relaxed);
-  if (node == tree_full_node_) return;  // nested frames under the collector would count its time twice
+  NodeNumber node = frame.node.load(std::memory_order_relaxed);
+  if (node == s_.tree_full_node) return;  // nested frames under the collector would count its time twice
   uint64_t start = frame.start_ticks.load(std::memory_order_relaxed);
-  node->total_ticks.add(now_ticks > start ? now_ticks - start : 0);
+  // Under the coarse clock most calls end on the reading they began on: their node's line is left alone.
+  if (now_ticks > start) s_.nodes[node].total_ticks.add(now_ticks - start);
 }
 
 #undef UMBRA_ALWAYS_INLINE
@@ -321,9 +389,9 @@ template <typename Visit>
 void ThreadShadow::for_each_open_frame(uint64_t now_ticks, Visit&& visit) const {
   uint32_t d = depth();
   for (uint32_t i = 0; i < d; ++i) {
-    CallNode* node = frames_[i].node.load(std::memory_order_relaxed);
-    uint64_t start = frames_[i].start_ticks.load(std::memory_order_relaxed);
-    if (node && node != tree_full_node_ && now_ticks > start) visit(node, now_ticks - start);
+    NodeNumber node = s_.frames[i].node.load(std::memory_order_relaxed);
+    uint64_t start = s_.frames[i].start_ticks.load(std::memory_order_relaxed);
+    if (node != 0 && node != s_.tree_full_node && now_ticks > start) visit(&cold_[node], now_ticks - start);
   }
 }
 

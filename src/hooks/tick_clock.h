@@ -4,11 +4,14 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <ctime>
 #if defined(__x86_64__)
 #include <x86intrin.h>
 #endif
+
+#include "hooks/shadow_layout.h"
 
 namespace umbra {
 
@@ -31,7 +34,10 @@ struct alignas(64) HookClock {
   std::atomic<uint64_t> coarse_ticks{0};
   std::atomic<bool> exact{true};
 };
-inline HookClock g_hook_clock;
+static_assert(offsetof(HookClock, coarse_ticks) == UMBRA_CLOCK_COARSE_TICKS);
+static_assert(offsetof(HookClock, exact) == UMBRA_CLOCK_EXACT);
+// Named umbra_hook_clock for the assembly fast path (elt3_trampolines.S).
+inline HookClock g_hook_clock asm("umbra_hook_clock");
 
 __attribute__((always_inline)) inline uint64_t hook_ticks() {
   if (g_hook_clock.exact.load(std::memory_order_relaxed)) return read_ticks();

@@ -51,7 +51,7 @@ ReportNode convert(const CallNode& node, const Lookups& l) {
   if (node.function == kTreeFullFunction) out.frame = tree_full;
   else if (node.function == kDeeperCallsFunction) out.frame = deeper;
   else out.frame = l.names.managed(node.function);
-  ShadowCounts counts{node.calls.get(), node.total_ticks.get(), node.self_samples.load(std::memory_order_relaxed),
+  ShadowCounts counts{node.calls(), node.total_ticks(), node.self_samples.load(std::memory_order_relaxed),
                       node.self_cpu_samples.load(std::memory_order_relaxed), node.tail_entries.get()};
   if (auto it = open.find(&node); it != open.end()) counts.ticks += it->second;
   if (l.lens) counts = l.lens->shadow(&node, counts);

@@ -4,9 +4,13 @@
 
 #include <cstdint>
 #include <cstring>
+#include <functional>
+#include <random>
 #include <tuple>
+#include <vector>
 
 #include "hooks/shadow_hooks.h"
+#include "hooks/tick_clock.h"
 #include "shadow_limits.h"
 #include "threads/thread_registry.h"
 
@@ -58,10 +62,29 @@ class Elt3Hooks {
 
 class Elt3FastPath : public ::testing::Test, protected Elt3Hooks {};
 
-class Elt3Trampolines : public ::testing::TestWithParam<uint64_t>, protected Elt3Hooks {};
+// The hooks read the TSC themselves (exact) or the published coarse clock, which is when the assembly fast path
+// (elt3_trampolines.S) runs: each test runs with both.
+class HookClockChoice {
+ public:
+  explicit HookClockChoice(bool exact) {
+    g_hook_clock.coarse_ticks.store(1000);
+    g_hook_clock.exact.store(exact);
+  }
+  ~HookClockChoice() { g_hook_clock.exact.store(true); }
+};
+
+struct TrampolineCase {
+  uint64_t misalign_words;
+  bool exact_clock;
+};
+
+class Elt3Trampolines : public ::testing::TestWithParam<TrampolineCase>, protected Elt3Hooks {
+ protected:
+  HookClockChoice clock_{GetParam().exact_clock};
+};
 
 TEST_P(Elt3Trampolines, PreserveEveryRegisterAndFeedTheShadowStack) {
-  const uint64_t misalign = GetParam();
+  const uint64_t misalign = GetParam().misalign_words;
   const clr::FunctionID outer = 0x1000, inner = 0x2000, tail_target = 0x3000;
   RegisterDump dump{};
 
@@ -96,7 +119,7 @@ TEST_P(Elt3Trampolines, PreserveEveryRegisterAndFeedTheShadowStack) {
 // A loop calling one method: after the first call, enter and leave both take the fast path (elt3_fast_path.cpp),
 // which saves only the general scratch registers; the vector registers must survive it untouched.
 TEST_P(Elt3Trampolines, TheFastPathsPreserveEveryRegisterAndCountEveryCall) {
-  const uint64_t misalign = GetParam();
+  const uint64_t misalign = GetParam().misalign_words;
   const clr::FunctionID loop = 0x1000, callee = 0x2000;
   RegisterDump dump{};
   umbra_test_call_hook(&umbra_elt3_enter, loop, 0, &dump, misalign);
@@ -111,14 +134,14 @@ TEST_P(Elt3Trampolines, TheFastPathsPreserveEveryRegisterAndCountEveryCall) {
     EXPECT_EQ(shadow->depth(), 1u);
   }
   ASSERT_NE(shadow->current_node()->first_child_acquire(), nullptr);
-  EXPECT_EQ(shadow->current_node()->first_child_acquire()->calls.get(), 3u);
+  EXPECT_EQ(shadow->current_node()->first_child_acquire()->calls(), 3u);
   EXPECT_EQ(shadow->enters(), 4u);
   EXPECT_EQ(shadow->leaves(), 3u);
 }
 
 TEST_P(Elt3Trampolines, TheFloorPreservesEverythingAndRecordsNothing) {
   RegisterDump dump{};
-  umbra_test_call_hook(&umbra_elt3_noop, 0x42, 0x43, &dump, GetParam());
+  umbra_test_call_hook(&umbra_elt3_noop, 0x42, 0x43, &dump, GetParam().misalign_words);
   expect_preserved(dump, 0x42, 0x43);
   EXPECT_EQ(hooks::existing_shadow(), nullptr);
 }
@@ -149,7 +172,7 @@ TEST_F(Elt3FastPath, AnswersOnlyTheCommonCasesAndOtherwiseChangesNothing) {
   EXPECT_EQ(shadow->depth(), 1u);
   EXPECT_TRUE(umbra_elt3_try_enter(callee)) << "the node just left, entered again";
   EXPECT_EQ(shadow->current_node(), callee_node);
-  EXPECT_EQ(callee_node->calls.get(), 2u);
+  EXPECT_EQ(callee_node->calls(), 2u);
 
   // A tail call leaves a pending tail entry: the caller's leave must not be taken for the callee's.
   before = state();
@@ -172,7 +195,105 @@ TEST_F(Elt3FastPath, AnswersOnlyTheCommonCasesAndOtherwiseChangesNothing) {
   EXPECT_EQ(shadow->depth(), 0u);
 }
 
-INSTANTIATE_TEST_SUITE_P(StackAlignment, Elt3Trampolines, ::testing::Values(0u, 1u));
+INSTANTIATE_TEST_SUITE_P(StackAlignmentAndClock, Elt3Trampolines,
+                         ::testing::Values(TrampolineCase{0, true}, TrampolineCase{1, true}, TrampolineCase{0, false},
+                                           TrampolineCase{1, false}));
+
+// One hook event of a recorded run.
+struct HookEvent {
+  enum Kind { kEnter, kLeave, kTailcall } kind;
+  clr::FunctionID function;
+};
+
+// A program whose calls repeat as real ones do, with variations: each method calls a fixed list of others, skips
+// some at random, loops on some, and tail-calls some; the same method is reached by many paths.
+std::vector<HookEvent> program_events(uint32_t seed, size_t at_least) {
+  std::mt19937 random(seed);
+  constexpr int kMethods = 24;
+  std::vector<std::vector<int>> callees(kMethods);
+  for (int m = 0; m < kMethods; ++m)
+    for (int c = 0; c < 1 + int(random() % 3); ++c) callees[m].push_back(m + 1 + int(random() % 3));
+  std::vector<HookEvent> events;
+  auto function_of = [](int m) { return clr::FunctionID(0x10000 + 0x40 * m); };
+  std::function<void(int, int)> call = [&](int m, int depth) {
+    events.push_back({HookEvent::kEnter, function_of(m)});
+    if (m < kMethods && depth < 8) {
+      for (size_t i = 0; i < callees[m].size(); ++i) {
+        int callee = callees[m][i];
+        if (random() % 8 == 0) continue;  // a branch not taken this time
+        for (int round = int(random() % 4 == 0 ? 3 : 1); round > 0; --round) call(callee, depth + 1);
+      }
+      if (random() % 3 == 0) {  // ends with a tail call: its frame is replaced by the callee's
+        events.push_back({HookEvent::kTailcall, function_of(m)});
+        call(m + 1 + int(random() % 3), depth);
+        return;
+      }
+    }
+    events.push_back({HookEvent::kLeave, function_of(m)});
+  };
+  while (events.size() < at_least) call(0, 0);
+  return events;
+}
+
+// Node by node: the same methods, calls, times and tail entries.
+void expect_same_tree(const CallNode& a, const CallNode& b, const std::string& path) {
+  EXPECT_EQ(a.function, b.function) << path;
+  EXPECT_EQ(a.calls(), b.calls()) << path;
+  EXPECT_EQ(a.total_ticks(), b.total_ticks()) << path;
+  EXPECT_EQ(a.tail_entries.get(), b.tail_entries.get()) << path;
+  const CallNode* x = a.first_child_acquire();
+  const CallNode* y = b.first_child_acquire();
+  for (; x && y; x = x->next_sibling, y = y->next_sibling)
+    expect_same_tree(*x, *y, path + "/" + std::to_string(x->function));
+  EXPECT_EQ(x == nullptr, y == nullptr) << path << ": a different number of children";
+}
+
+// Through the trampolines with the coarse clock, where the assembly fast path answers most hooks, the tree is
+// what ThreadShadow's C++ makes of the same events, and every register survives every hook.
+TEST(Elt3AssemblyFastPath, MakesTheTreeTheCppPathMakes) {
+  HookClockChoice coarse(false);
+  std::vector<HookEvent> events = program_events(7, 200000);
+  ShadowPool pool(small_limits(64, size_t(64) << 20));
+  pool.prepare(1);
+  hooks::install_pool(&pool, &test_thread_id);
+  ThreadShadow reference(small_limits(64, size_t(64) << 20));
+  RegisterDump dump{};
+  umbra_test_call_hook(&umbra_elt3_enter, 0x99, 0, &dump, 0);  // claims the thread's shadow
+  ThreadShadow* shadow = hooks::existing_shadow();
+  ASSERT_NE(shadow, nullptr);
+  reference.enter(0x99, 1000);
+  uint64_t ticks = 1000;
+  for (size_t i = 0; i < events.size(); ++i) {
+    const HookEvent& e = events[i];
+    if (i % 7 == 0) g_hook_clock.coarse_ticks.store(++ticks);
+    switch (e.kind) {
+      case HookEvent::kEnter:
+        umbra_test_call_hook(&umbra_elt3_enter, e.function, i, &dump, i & 1);
+        reference.enter(e.function, ticks);
+        break;
+      case HookEvent::kLeave:
+        umbra_test_call_hook(&umbra_elt3_leave, i, e.function, &dump, i & 1);
+        reference.leave(e.function, ticks);
+        break;
+      case HookEvent::kTailcall:
+        umbra_test_call_hook(&umbra_elt3_tailcall, i, e.function, &dump, i & 1);
+        reference.tailcall(e.function, ticks);
+        break;
+    }
+    if (e.kind == HookEvent::kEnter) expect_preserved(dump, e.function, i);
+    else expect_preserved(dump, i, e.function);
+    ASSERT_EQ(shadow->depth(), reference.depth()) << "event " << i;
+    ASSERT_EQ(shadow->current_node()->function, reference.current_node()->function) << "event " << i;
+  }
+  EXPECT_EQ(shadow->enters(), reference.enters());
+  EXPECT_EQ(shadow->leaves(), reference.leaves());
+  EXPECT_EQ(shadow->tailcalls(), reference.tailcalls());
+  EXPECT_EQ(shadow->node_count(), reference.node_count());
+  EXPECT_EQ(shadow->drops(DropReason::kTreeFull), 0u);
+  expect_same_tree(shadow->root(), reference.root(), "");
+  hooks::release_current_shadow();
+  hooks::install_pool(nullptr, nullptr);
+}
 
 }  // namespace
 }  // namespace umbra

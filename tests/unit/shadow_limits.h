@@ -15,7 +15,7 @@ inline ShadowLimits small_limits(uint32_t depth = 64, size_t node_bytes = size_t
 
 // Calls of every node of the tree under `node`, `node` included.
 inline uint64_t sum_calls(const CallNode& node) {
-  uint64_t total = node.calls.get();
+  uint64_t total = node.calls();
   for (const CallNode* c = node.first_child_acquire(); c; c = c->next_sibling) total += sum_calls(*c);
   return total;
 }

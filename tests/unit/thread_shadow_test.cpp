@@ -50,11 +50,11 @@ TEST(ThreadShadow, PushPopBuildsExactCounts) {
   EXPECT_EQ(s.current_node(), &s.root());
   const CallNode* a = child(s.root(), A);
   ASSERT_NE(a, nullptr);
-  EXPECT_EQ(a->calls.get(), 1u);
-  EXPECT_EQ(child(*a, B)->calls.get(), 5u);
-  EXPECT_EQ(child(*a, C)->calls.get(), 1u);
-  EXPECT_EQ(a->total_ticks.get(), 13u);  // entered at 100, left at 113
-  EXPECT_EQ(child(*a, B)->total_ticks.get(), 5u);
+  EXPECT_EQ(a->calls(), 1u);
+  EXPECT_EQ(child(*a, B)->calls(), 5u);
+  EXPECT_EQ(child(*a, C)->calls(), 1u);
+  EXPECT_EQ(a->total_ticks(), 13u);  // entered at 100, left at 113
+  EXPECT_EQ(child(*a, B)->total_ticks(), 5u);
   EXPECT_EQ(s.enters(), 7u);
   EXPECT_EQ(s.leaves(), 7u);
 }
@@ -67,7 +67,7 @@ TEST(ThreadShadow, RecursionMakesOneNodePerDepth) {
   for (int i = 0; i < 10; ++i) {
     n = child(*n, A);
     ASSERT_NE(n, nullptr);
-    EXPECT_EQ(n->calls.get(), 1u);
+    EXPECT_EQ(n->calls(), 1u);
   }
   EXPECT_EQ(n->first_child_acquire(), nullptr);
 }
@@ -109,7 +109,7 @@ TEST(ThreadShadow, OverflowIsCountedAndTheStackRecovers) {
   const CallNode* deepest = s.current_node();
   const CallNode* marker = child(*deepest, kDeeperCallsFunction);
   ASSERT_NE(marker, nullptr);
-  EXPECT_EQ(marker->calls.get(), total - recorded);
+  EXPECT_EQ(marker->calls(), total - recorded);
   for (uint32_t i = 0; i < total; ++i) s.leave(A, 0);
   EXPECT_EQ(s.depth(), 0u);
   EXPECT_EQ(s.drops(DropReason::kUnmatchedLeave), 0u);
@@ -352,7 +352,7 @@ TEST(ThreadShadow, LeaveOfADeeperFramePopsStaleFramesAbove) {
 }
 
 TEST(ThreadShadow, FullTreeCollectsCallsUnderOneNode) {
-  ThreadShadow s(small_limits(64, /*node_bytes=*/sizeof(CallNode) * 3));
+  ThreadShadow s(small_limits(64, /*node_bytes=*/kNodeBytes * 3));
   // Fill the reservation with distinct children of A.
   s.enter(A, 0);
   clr::FunctionID f = 0x1000;
@@ -370,8 +370,8 @@ TEST(ThreadShadow, FullTreeCollectsCallsUnderOneNode) {
   EXPECT_EQ(s.drops(DropReason::kUnmatchedLeave), 0u);
   const CallNode* collector = child(s.root(), kTreeFullFunction);
   ASSERT_NE(collector, nullptr);
-  EXPECT_EQ(collector->calls.get(), 3u);  // the call that found the space full, B and C
-  EXPECT_EQ(collector->total_ticks.get(), 0u);  // its time stays in A: nothing is counted twice
+  EXPECT_EQ(collector->calls(), 3u);  // the call that found the space full, B and C
+  EXPECT_EQ(collector->total_ticks(), 0u);  // its time stays in A: nothing is counted twice
 }
 
 // Real call trees have nodes with hundreds of children: each is found again, whatever the order, without walking
@@ -400,7 +400,7 @@ TEST(ThreadShadow, WideNodesFindEachChildOnceWithoutWalkingTheSiblings) {
     const CallNode* parent = child(*a, kFirst + p);
     ASSERT_NE(parent, nullptr);
     EXPECT_EQ(parent->children, uint32_t(kChildren));
-    for (int i = 0; i < kChildren; i += 97) EXPECT_EQ(child(*parent, kFirst + 0x10000 + i)->calls.get(), 3u);
+    for (int i = 0; i < kChildren; i += 97) EXPECT_EQ(child(*parent, kFirst + 0x10000 + i)->calls(), 3u);
   }
   EXPECT_EQ(s.node_count(), 1u + kParents + kParents * kChildren * 2);  // A, the parents, each child and its B
   EXPECT_GE(s.indexed_searches(), uint64_t(2) * kParents * kChildren);   // every search after the first round
@@ -426,7 +426,7 @@ TEST(ThreadShadow, CallsInARepeatedOrderNeedNoSearch) {
   EXPECT_EQ(s.child_searches(), searches);
   s.leave(A, 0);
   const CallNode* a = child(s.root(), A);
-  for (clr::FunctionID f : {B, C, D}) EXPECT_EQ(child(*a, f)->calls.get(), 100u);
+  for (clr::FunctionID f : {B, C, D}) EXPECT_EQ(child(*a, f)->calls(), 100u);
 }
 
 // A tail call is a return too: the callee that follows it is found as the tail caller's successor. Two methods
@@ -451,8 +451,14 @@ TEST(ThreadShadow, CalleesOfTailCallsInARepeatedOrderNeedNoSearch) {
   EXPECT_EQ(s.child_searches(), searches);
   s.leave(A, 0);
   const CallNode* a = child(s.root(), A);
-  for (clr::FunctionID f : {B, C, D, E}) EXPECT_EQ(child(*a, f)->calls.get(), 100u);
+  for (clr::FunctionID f : {B, C, D, E}) EXPECT_EQ(child(*a, f)->calls(), 100u);
   for (clr::FunctionID f : {C, E}) EXPECT_EQ(child(*a, f)->tail_entries.get(), 100u);
+}
+
+// The assembly fast path reads and writes the hot state at the shadow's own address.
+TEST(ThreadShadow, TheHotStateIsAtTheShadowsAddress) {
+  ThreadShadow s(small_limits());
+  EXPECT_EQ(static_cast<const void*>(&s.hot_state()), static_cast<const void*>(&s));
 }
 
 // The node memory is shared: what one thread's tree took, another's cannot, and each is cut where the budget ran out.
@@ -472,7 +478,7 @@ TEST(ThreadShadow, ThreadsShareOneNodeBudget) {
   EXPECT_EQ(budget.left(), 0u);
   EXPECT_GT(big.drops(DropReason::kTreeFull), 0u);
   EXPECT_LE(big.node_bytes(), size_t(2) << 20);
-  EXPECT_GT(big.node_bytes(), (size_t(2) << 20) - sizeof(CallNode) * 2);
+  EXPECT_GT(big.node_bytes(), (size_t(2) << 20) - kNodeBytes * 2);
   EXPECT_EQ(small.drops(DropReason::kTreeFull), 0u);
   fill(small, 0x1000, 10);  // the paths it has cost nothing more
   EXPECT_EQ(small.drops(DropReason::kTreeFull), 0u);
