@@ -237,8 +237,10 @@ BEGIN umbra_elt3_enter
   PUSH_OWN
   LOAD_SHADOW .Lenter_declined
   mov UMBRA_HOT_DEPTH(%rax), %ecx
+  xor %r8d, %r8d                               // r8d: 1 if this enter is a tail call's callee
   cmp UMBRA_HOT_FAST_LIMIT(%rax), %ecx
-  jae .Lenter_declined
+  jae .Lenter_after_tail_call
+.Lenter_lookup:
   mov UMBRA_HOT_NODES(%rax), %rsi
   cmp UMBRA_HOT_HINT_DEPTH(%rax), %ecx
   jne .Lenter_last_hit
@@ -284,6 +286,9 @@ BEGIN umbra_elt3_enter
   mov umbra_hook_clock+UMBRA_CLOCK_COARSE_TICKS(%rip), %rsi
   mov %rsi, UMBRA_FRAME_START(%rdi)
   mov %r14, UMBRA_FRAME_FUNCTION(%rdi)
+  test %r8d, %r8d
+  jnz .Lenter_tail_entry
+.Lenter_publish:
   add $1, %ecx
   mov %ecx, UMBRA_HOT_DEPTH(%rax)
   mov %edx, UMBRA_HOT_CURRENT(%rax)
@@ -291,6 +296,23 @@ BEGIN umbra_elt3_enter
   POP_OWN
   ret
   .cfi_restore_state
+.Lenter_after_tail_call:
+  // The fast path is off: if only for a tail call's callee to count, this enter is it.
+  cmpb $0, UMBRA_HOT_PENDING_TAIL_ENTRY(%rax)
+  je .Lenter_declined
+  cmp UMBRA_HOT_LIMIT_AFTER_TAIL(%rax), %ecx
+  jae .Lenter_declined
+  mov $1, %r8d
+  jmp .Lenter_lookup
+.Lenter_tail_entry:
+  mov %rdx, %r8
+  shl $UMBRA_COLD_NODE_SHIFT, %r8
+  add UMBRA_HOT_COLD_NODES(%rax), %r8
+  addq $1, UMBRA_COLD_NODE_TAIL_ENTRIES(%r8)
+  movb $0, UMBRA_HOT_PENDING_TAIL_ENTRY(%rax)
+  mov UMBRA_HOT_LIMIT_AFTER_TAIL(%rax), %r8d
+  mov %r8d, UMBRA_HOT_FAST_LIMIT(%rax)
+  jmp .Lenter_publish
 .Lenter_declined:
   POP_OWN
   FAST_PATH umbra_elt3_try_enter, %r14

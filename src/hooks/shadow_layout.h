@@ -15,8 +15,11 @@
 #define UMBRA_HOT_TREE_FULL 44      // uint32_t: the collector node of a full tree
 #define UMBRA_HOT_ENTERS 48         // uint64_t
 #define UMBRA_HOT_LEAVES 56         // uint64_t
-#define UMBRA_HOT_TAILCALLS 64      // uint64_t, in the next cache line, which only tail calls touch
-#define UMBRA_HOT_PENDING_TAIL_ENTRY 72  // bool
+// The next cache line, which only tail calls and their callees' enters touch.
+#define UMBRA_HOT_TAILCALLS 64           // uint64_t
+#define UMBRA_HOT_PENDING_TAIL_ENTRY 72  // bool: the next enter is a tail call's callee
+#define UMBRA_HOT_LIMIT_AFTER_TAIL 76    // uint32_t: fast_limit once that enter is done
+#define UMBRA_HOT_COLD_NODES 80          // CallNode*
 #define UMBRA_HOT_STATE_SIZE 128
 
 // ShadowFrame.
@@ -32,6 +35,10 @@
 #define UMBRA_NODE_SUCCESSOR 24  // uint32_t
 #define UMBRA_NODE_LAST_HIT 28   // uint32_t
 #define UMBRA_NODE_SHIFT 5
+
+// CallNode: node n is at cold_nodes + (n << UMBRA_COLD_NODE_SHIFT).
+#define UMBRA_COLD_NODE_TAIL_ENTRIES 48  // uint64_t
+#define UMBRA_COLD_NODE_SHIFT 6
 
 // HookClock (tick_clock.h).
 #define UMBRA_CLOCK_COARSE_TICKS 0  // uint64_t

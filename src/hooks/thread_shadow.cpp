@@ -41,6 +41,7 @@ ThreadShadow::ThreadShadow(const ShadowLimits& limits, NodeBudget* budget)
     cold_ = fallback_cold_;
     max_nodes_ = 2;
   }
+  s_.cold_nodes = cold_;
   HotNode* hot = s_.nodes;
   // The root and the collector for a full tree are the first two nodes, so they always exist. Neither is charged
   // to the budget: a prepared shadow takes nothing from it until its tree grows.

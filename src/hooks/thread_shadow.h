@@ -49,8 +49,9 @@ struct alignas(64) ShadowHotState {
   static constexpr uint32_t kNoHint = ~uint32_t{0};
   std::atomic<uint32_t> depth{0};  // published with a release store after the frame below it is complete
   // The assembly fast path may enter below this depth, and leave or tail-call only if it is not 0. It is 0 while
-  // anything rare is under way, which the C++ paths handle: frames past the stack's capacity, a tail call's callee
-  // still to enter, frames an exception unwound that stay on the stack.
+  // anything rare is under way, which the C++ paths handle (frames past the stack's capacity, frames an exception
+  // unwound that stay on the stack), and while a tail call's callee is still to enter (the assembly enters it if
+  // limit_after_tail allows).
   uint32_t fast_limit = 0;
   ShadowFrame* frames = nullptr;
   HotNode* nodes = nullptr;
@@ -63,14 +64,20 @@ struct alignas(64) ShadowHotState {
   NodeNumber tree_full_node = 0;       // the collector of calls beyond the node limit; 0 (the root) if there is none
   OwnerCounter enters;
   OwnerCounter leaves;
-  // The next cache line, which only tail calls touch.
+  // The next cache line, which only tail calls and their callees' enters touch.
   alignas(64) OwnerCounter tailcalls;
   bool pending_tail_entry = false;  // the next enter follows a tail call of the caller's frame
+  uint32_t limit_after_tail = 0;    // fast_limit once that enter is done
+  CallNode* cold_nodes = nullptr;
 };
 
 static_assert(sizeof(ShadowHotState) == UMBRA_HOT_STATE_SIZE);
 static_assert(offsetof(ShadowHotState, tailcalls) == UMBRA_HOT_TAILCALLS);
 static_assert(offsetof(ShadowHotState, pending_tail_entry) == UMBRA_HOT_PENDING_TAIL_ENTRY);
+static_assert(offsetof(ShadowHotState, limit_after_tail) == UMBRA_HOT_LIMIT_AFTER_TAIL);
+static_assert(offsetof(ShadowHotState, cold_nodes) == UMBRA_HOT_COLD_NODES);
+static_assert(sizeof(CallNode) == size_t(1) << UMBRA_COLD_NODE_SHIFT);
+static_assert(offsetof(CallNode, tail_entries) == UMBRA_COLD_NODE_TAIL_ENTRIES);
 static_assert(offsetof(ShadowHotState, depth) == UMBRA_HOT_DEPTH);
 static_assert(offsetof(ShadowHotState, fast_limit) == UMBRA_HOT_FAST_LIMIT);
 static_assert(offsetof(ShadowHotState, frames) == UMBRA_HOT_FRAMES);
@@ -221,7 +228,8 @@ class ThreadShadow {
   struct FastLimitRefresh;
   // After anything that may have changed what fast_limit depends on.
   __attribute__((always_inline)) void refresh_fast_limit() {
-    s_.fast_limit = overflow_depth_ == 0 && !s_.pending_tail_entry && !exception_.any_unwound() ? capacity_ : 0;
+    s_.limit_after_tail = overflow_depth_ == 0 && !exception_.any_unwound() ? capacity_ : 0;
+    s_.fast_limit = s_.pending_tail_entry ? 0 : s_.limit_after_tail;
   }
   // The child of `parent` for `function`, made if it is new (or the full tree's collector).
   NodeNumber child_of(NodeNumber parent, clr::FunctionID function);
@@ -245,8 +253,8 @@ class ThreadShadow {
   uint32_t topmost_frame_of(clr::FunctionID function) const;
   OwnerCounter unwinds_;
   OwnerCounter slow_enters_, child_searches_, sibling_steps_, indexed_searches_, node_count_;
-  // The nodes: s_.nodes[n] and cold_[n] are node n. The reservations, or the two nodes below if they could not be
-  // made.
+  // The nodes: s_.nodes[n] and cold_[n] (s_.cold_nodes[n]) are node n. The reservations, or the two nodes below
+  // if they could not be made.
   CallNode* cold_;
   HotNode fallback_hot_[2];
   CallNode fallback_cold_[2];
