@@ -60,8 +60,13 @@ ReportNode convert(const CallNode& node, const Lookups& l) {
   out.self_samples = counts.self_samples;
   out.self_cpu_samples = counts.self_cpu_samples;
   out.tail_entries = counts.tail_entries;
+  // Reserved first: a vector grown child by child moves every converted subtree it holds, each time.
+  const CallNode* first = node.first_child_acquire();
+  size_t count = 0;
+  for (const CallNode* child = first; child; child = child->next_sibling) ++count;
+  out.children.reserve(count);
   SiblingMerger children(out.children);
-  for (const CallNode* child = node.first_child_acquire(); child; child = child->next_sibling)
+  for (const CallNode* child = first; child; child = child->next_sibling)
     if (!l.lens || l.lens->includes(child)) children.add(convert_with_splice(*child, l));
   add_sampled_above(node, l, children);
   return out;

@@ -25,7 +25,19 @@
 namespace umbra {
 namespace {
 
-constexpr size_t kSpliceFilterBits = size_t(1) << 16;  // 8 KB; a 16-bit hash picks the bit
+// The nodes a map holds something for, as one bit per hash: the tree builder asks about every node of trees of
+// millions, and most answers are "nothing", which the filter gives with one load from 8 KB instead of a lookup in
+// the map (a cache miss).
+class NodeFilter {
+ public:
+  void add(const CallNode* node) { bits_[bit(node) / 64] |= uint64_t(1) << (bit(node) % 64); }
+  bool may_hold(const CallNode* node) const { return bits_[bit(node) / 64] >> (bit(node) % 64) & 1; }
+
+ private:
+  static constexpr size_t kBits = size_t(1) << 16;  // a 16-bit hash picks the bit
+  static size_t bit(const CallNode* node) { return (uintptr_t(node) * 0x9E3779B97F4A7C15ull) >> 48; }
+  std::vector<uint64_t> bits_ = std::vector<uint64_t>(kBits / 64);
+};
 // How long the program's end waits for pushes still queued or in flight (PyroscopePusher::finish).
 constexpr auto kPushWaitAtEnd = std::chrono::seconds(3);
 
@@ -308,15 +320,13 @@ void Session::add_shadow_threads(Report& report, PeriodCounts::Lens* lens) {
   NameLookup lookup = [this](clr::FunctionID f) { return names_.lookup(f); };
   NativeLookup native = [this](uintptr_t ip) { return native_symbols_.lookup(ip); };
   const SpliceMap splices = sampler_->splices();
-  // Asked for every node: a bit per hash of the nodes that have one answers most with one load from a small table.
-  std::vector<uint64_t> maybe_spliced(kSpliceFilterBits / 64);
-  auto filter_bit = [](const CallNode* node) { return (uintptr_t(node) * 0x9E3779B97F4A7C15ull) >> 48; };
+  NodeFilter maybe_spliced;
   for (const auto& [node, splice] : splices)
-    if (splice.shown()) maybe_spliced[filter_bit(node) / 64] |= uint64_t(1) << (filter_bit(node) % 64);
+    if (splice.shown()) maybe_spliced.add(node);
   SpliceLookup splice_of;
   if (!splices.empty())
     splice_of = [&](const CallNode* node) -> const std::vector<SampleFrame>* {
-      if (!(maybe_spliced[filter_bit(node) / 64] >> (filter_bit(node) % 64) & 1)) return nullptr;
+      if (!maybe_spliced.may_hold(node)) return nullptr;
       auto it = splices.find(node);
       return it == splices.end() || !it->second.shown() ? nullptr : &it->second.frames;
     };
@@ -327,12 +337,16 @@ void Session::add_shadow_threads(Report& report, PeriodCounts::Lens* lens) {
   std::unique_lock<std::mutex> sampler_lock(sampler_->tree_mutex(), std::defer_lock);
   if (sampler_->stacks_by_signal()) sampler_lock.lock();
   const AboveHooks* above_hooks = sampler_->above_hooks();
+  NodeFilter maybe_above;
   AboveLookup above;
-  if (above_hooks && !above_hooks->empty())
-    above = [above_hooks](const CallNode* node) -> const SampledTree* {
+  if (above_hooks && !above_hooks->empty()) {
+    for (const auto& entry : *above_hooks) maybe_above.add(entry.first);
+    above = [above_hooks, &maybe_above](const CallNode* node) -> const SampledTree* {
+      if (!maybe_above.may_hold(node)) return nullptr;
       auto it = above_hooks->find(node);
       return it == above_hooks->end() ? nullptr : &it->second;
     };
+  }
 
   // Threads in the order their shadows were claimed: the main thread first.
   std::unordered_map<const ThreadShadow*, size_t> claim_order;
