@@ -85,6 +85,47 @@ BENCHMARK(BM_Elt3HookPair<umbra_elt3_enter, umbra_elt3_leave, false>)->Name("BM_
 BENCHMARK(BM_Elt3HookPair<umbra_elt3_enter, umbra_elt3_leave, true>)->Name("BM_Elt3HookPairExactTimes");
 BENCHMARK(BM_Elt3HookPair<umbra_elt3_noop, umbra_elt3_noop, true>)->Name("BM_Elt3HookPairFloor");
 
+// Through the trampolines, with the coarse clock (the assembly fast path): a caller that calls N callees, in the
+// same order every time (each found as the successor of the one before) or in a random order (the parent's last
+// child, else a search among its children), and ends with a tail call of one of them (counted as a tail entry).
+void BM_Elt3CallsAmongSiblings(benchmark::State& state) {
+  g_hook_clock.exact.store(false);
+  ShadowPool pool(bench_limits());
+  pool.prepare(1);
+  hooks::install_pool(&pool, &bench_thread_id);
+  const auto siblings = size_t(state.range(0));
+  const bool random_order = state.range(1) != 0;
+  std::vector<clr::FunctionID> order;
+  uint64_t seed = 1;
+  for (size_t i = 0; i < 4096; ++i) {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    order.push_back(0x1000 + 8 * (random_order ? (seed >> 33) % siblings : i % siblings));
+  }
+  auto enter = [](clr::FunctionID f) { asm volatile("mov %0, %%r14\n\tcall umbra_elt3_enter" : : "r"(f) : "r14", "memory"); };
+  auto leave = [](clr::FunctionID f) { asm volatile("mov %0, %%rdi\n\tcall umbra_elt3_leave" : : "r"(f) : "rdi", "memory"); };
+  auto tailcall = [](clr::FunctionID f) {
+    asm volatile("mov %0, %%rdi\n\tcall umbra_elt3_tailcall" : : "r"(f) : "rdi", "memory");
+  };
+  enter(1);
+  size_t i = 0;
+  for (auto _ : state) {
+    clr::FunctionID f = order[i++ & 4095];
+    enter(f);
+    if ((i & 7) == 0) {  // one call in 8 ends with a tail call of the next callee
+      tailcall(f);
+      f = order[i & 4095];
+      enter(f);
+    }
+    leave(f);
+  }
+  leave(1);
+  hooks::release_current_shadow();
+  hooks::install_pool(nullptr, nullptr);
+  g_hook_clock.exact.store(true);
+}
+BENCHMARK(BM_Elt3CallsAmongSiblings)->ArgNames({"siblings", "random"})->Args({8, 0})->Args({8, 1})->Args({64, 0})
+    ->Args({64, 1})->Args({1024, 1});
+
 // Filling a stack of `depth` frames, so the benchmarks below read a real one.
 void fill(ThreadShadow& shadow, int64_t depth) {
   for (int64_t i = 0; i < depth; ++i) shadow.enter(clr::FunctionID(100 + i), 0);
