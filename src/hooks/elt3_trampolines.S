@@ -10,13 +10,22 @@
 //   time (its successor) or the parent's last-entered child; a leave or tail call of the frame on top. Six general
 //   registers saved, no call, and only the lines an enter or leave must touch: the shadow's first cache line
 //   (ShadowHotState), the frame, the node (shadow_layout.h names every offset).
-// - umbra_elt3_try_enter/leave/tailcall (elt3_fast_path.cpp): the same cases and the rest of what needs no new node
-//   (a child searched for, the callee of a tail call, the exact clock), compiled without vector instructions and
-//   calling nothing, so only the general scratch registers are saved around them.
+// - umbra_elt3_try_enter/leave/tailcall (elt3_fast_path.cpp): the same cases under the exact clock, and the rest of
+//   what needs no new node (a child searched for, a tail call's callee found so), compiled without vector
+//   instructions and calling nothing, so only the general scratch registers are saved around them.
 // - The slow path: everything saved, the stack realigned to 16 bytes, the full C++ hook.
+// Sanitizer builds (UMBRA_NO_ELT3_FAST_PATH) take the slow path for everything, so that every hook's work is
+// instrumented.
 // Hot path: no blocking, allocation, logging or throwing (see shadow_hooks.h).
 
 #include "hooks/shadow_layout.h"
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define UMBRA_NO_ELT3_FAST_PATH 1
+#endif
+
+// Defined in C++ (tick_clock.h) and never exported: reached PC-relative.
+.hidden umbra_hook_clock
 
 #define XMM_BYTES 128
 #define SAVE_BYTES 208  /* xmm0-7 (128) + 9 general registers (72), rounded up to 16 */
@@ -186,6 +195,9 @@
 
 // rax = the calling thread's shadow, or jumps to \declined (no shadow yet, or the hooks read the exact clock).
 .macro LOAD_SHADOW declined
+#ifdef UMBRA_NO_ELT3_FAST_PATH
+  jmp \declined
+#endif
   movq umbra_t_shadow@gottpoff(%rip), %rax
   movq %fs:(%rax), %rax
   test %rax, %rax
@@ -194,9 +206,9 @@
   jne \declined
 .endm
 
-// Pops the top frame, if it is \function's, as ThreadShadow::pop_returning
-// does: its time charged to its node, it becomes the hint, the frame below becomes current. Jumps to \declined
-// having changed nothing if the fast path must not: an empty stack, another function on top, fast_limit 0.
+// Pops the top frame, if it is \function's, as ThreadShadow::pop_returning does: its time charged to its node, it
+// becomes the hint, the frame below becomes current. Jumps to \declined having changed nothing if the fast path must
+// not: an empty stack, another function on top, fast_limit 0.
 .macro POP_RETURNING function, declined
   cmpl $0, UMBRA_HOT_FAST_LIMIT(%rax)
   je \declined
@@ -338,7 +350,8 @@ BEGIN umbra_elt3_tailcall
   PUSH_OWN
   LOAD_SHADOW .Ltailcall_declined
   POP_RETURNING %rdi, .Ltailcall_declined
-  // The callee's enter comes next: the C++ path counts it as a tail entry (fast_limit 0 until then).
+  // The callee's enter comes next and counts its tail entry: fast_limit stays 0 until then, so that only an enter,
+  // which checks for it, takes a fast path.
   addq $1, UMBRA_HOT_TAILCALLS(%rax)
   movb $1, UMBRA_HOT_PENDING_TAIL_ENTRY(%rax)
   movl $0, UMBRA_HOT_FAST_LIMIT(%rax)

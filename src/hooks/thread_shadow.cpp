@@ -31,18 +31,18 @@ ThreadShadow::ThreadShadow(const ShadowLimits& limits, NodeBudget* budget)
       budget_(budget),
       index_(max_nodes_for(limits.node_bytes)) {
   size_t reserved = std::min(hot_region_.size() / sizeof(HotNode), cold_region_.size() / sizeof(CallNode));
-  s_.frames = static_cast<ShadowFrame*>(frames_region_.data());
+  hot_.frames = static_cast<ShadowFrame*>(frames_region_.data());
   if (reserved >= 2) {
-    s_.nodes = static_cast<HotNode*>(hot_region_.data());
+    hot_.nodes = static_cast<HotNode*>(hot_region_.data());
     cold_ = static_cast<CallNode*>(cold_region_.data());
     max_nodes_ = NodeNumber(reserved);
   } else {
-    s_.nodes = fallback_hot_;
+    hot_.nodes = fallback_hot_;
     cold_ = fallback_cold_;
     max_nodes_ = 2;
   }
-  s_.cold_nodes = cold_;
-  HotNode* hot = s_.nodes;
+  hot_.cold_nodes = cold_;
+  HotNode* hot = hot_.nodes;
   // The root and the collector for a full tree are the first two nodes, so they always exist. Neither is charged
   // to the budget: a prepared shadow takes nothing from it until its tree grows.
   for (NodeNumber n : {NodeNumber(0), NodeNumber(1)}) {
@@ -50,7 +50,7 @@ ThreadShadow::ThreadShadow(const ShadowLimits& limits, NodeBudget* budget)
     new (&cold_[n]) CallNode;
     cold_[n].hot = &hot[n];
   }
-  s_.tree_full_node = 1;
+  hot_.tree_full_node = 1;
   hot[1].function = cold_[1].function = kTreeFullFunction;
   cold_[1].parent = &cold_[0];
   next_node_ = 2;
@@ -61,7 +61,7 @@ ThreadShadow::ThreadShadow(const ShadowLimits& limits, NodeBudget* budget)
 NodeNumber ThreadShadow::child_of(NodeNumber parent, clr::FunctionID function) {
   NodeNumber child = find_child(parent, function);
   if (child == 0) child = new_child(parent, function);
-  s_.nodes[parent].last_hit = child;
+  hot_.nodes[parent].last_hit = child;
   return child;
 }
 
@@ -78,17 +78,17 @@ bool ThreadShadow::take_budget() {
 NodeNumber ThreadShadow::new_child(NodeNumber parent, clr::FunctionID function) {
   if (!room_for_node() && !take_budget()) {
     count(DropReason::kTreeFull);
-    CallNode& collector = cold_[s_.tree_full_node];
-    if (s_.nodes[s_.tree_full_node].calls.get() == 0 && !collector.next_sibling) {
+    CallNode& collector = cold_[hot_.tree_full_node];
+    if (hot_.nodes[hot_.tree_full_node].calls.get() == 0 && !collector.next_sibling) {
       // Publish the collector under the root the first time it is needed.
       collector.next_sibling = cold_[0].first_child.load(std::memory_order_relaxed);
       cold_[0].first_child.store(&collector, std::memory_order_release);
     }
-    return s_.tree_full_node;
+    return hot_.tree_full_node;
   }
   NodeNumber n = next_node_++;
   node_count_.add(1);
-  HotNode* hot = new (&s_.nodes[n]) HotNode;
+  HotNode* hot = new (&hot_.nodes[n]) HotNode;
   hot->function = function;
   CallNode* node = new (&cold_[n]) CallNode;
   node->function = function;
@@ -110,44 +110,44 @@ NodeNumber ThreadShadow::new_child(NodeNumber parent, clr::FunctionID function) 
 
 void ThreadShadow::enter_slow(clr::FunctionID function, uint64_t now_ticks) {
   FastLimitRefresh refresh{*this};
-  s_.enters.add(1);
+  hot_.enters.add(1);
   slow_enters_.add(1);
-  uint32_t d = s_.depth.load(std::memory_order_relaxed);
+  uint32_t d = hot_.depth.load(std::memory_order_relaxed);
   if (overflow_depth_ != 0 || d == capacity_) {
     ++overflow_depth_;
-    s_.pending_tail_entry = false;
+    hot_.pending_tail_entry = false;
     count(DropReason::kStackOverflow);
     // The tree shows where it was cut off, and how many calls went unrecorded below that point.
-    NodeNumber top = s_.current.load(std::memory_order_relaxed);
-    if (top != s_.tree_full_node) s_.nodes[child_of(top, kDeeperCallsFunction)].calls.add(1);
+    NodeNumber top = hot_.current.load(std::memory_order_relaxed);
+    if (top != hot_.tree_full_node) hot_.nodes[child_of(top, kDeeperCallsFunction)].calls.add(1);
     return;
   }
   // try_enter, which always runs first, looked for this child everywhere and found none: the call path is new.
-  NodeNumber parent = s_.current.load(std::memory_order_relaxed);
+  NodeNumber parent = hot_.current.load(std::memory_order_relaxed);
   NodeNumber node = new_child(parent, function);
-  s_.nodes[parent].last_hit = node;
-  s_.nodes[node].calls.add(1);
-  if (s_.pending_tail_entry) {
+  hot_.nodes[parent].last_hit = node;
+  hot_.nodes[node].calls.add(1);
+  if (hot_.pending_tail_entry) {
     cold_[node].tail_entries.add(1);
-    s_.pending_tail_entry = false;
+    hot_.pending_tail_entry = false;
   }
   push(d, node, function, now_ticks);
 }
 
 void ThreadShadow::pop_to(uint32_t new_depth, uint64_t now_ticks) {
   FastLimitRefresh refresh{*this};
-  s_.hint_depth = ShadowHotState::kNoHint;
-  uint32_t d = s_.depth.load(std::memory_order_relaxed);
-  for (uint32_t i = d; i-- > new_depth;) charge(s_.frames[i], now_ticks);
+  hot_.hint_depth = ShadowHotState::kNoHint;
+  uint32_t d = hot_.depth.load(std::memory_order_relaxed);
+  for (uint32_t i = d; i-- > new_depth;) charge(hot_.frames[i], now_ticks);
   exception_.popped_to(new_depth);
-  s_.depth.store(new_depth, std::memory_order_release);
-  s_.current.store(top_node(new_depth), std::memory_order_release);
+  hot_.depth.store(new_depth, std::memory_order_release);
+  hot_.current.store(top_node(new_depth), std::memory_order_release);
 }
 
 bool ThreadShadow::pop_matching(clr::FunctionID function, uint64_t now_ticks) {
-  uint32_t d = s_.depth.load(std::memory_order_relaxed);
+  uint32_t d = hot_.depth.load(std::memory_order_relaxed);
   for (uint32_t i = d; i-- > 0;) {
-    if (s_.frames[i].function != function) continue;
+    if (hot_.frames[i].function != function) continue;
     if (uint32_t stale = d - 1 - i) drops_[static_cast<size_t>(DropReason::kStaleFramePopped)].add(stale);
     pop_to(i, now_ticks);
     return true;
@@ -157,12 +157,12 @@ bool ThreadShadow::pop_matching(clr::FunctionID function, uint64_t now_ticks) {
 
 void ThreadShadow::leave_slow(clr::FunctionID function, uint64_t now_ticks) {
   FastLimitRefresh refresh{*this};
-  s_.leaves.add(1);
+  hot_.leaves.add(1);
   pop_frame_of(function, now_ticks);
 }
 
 void ThreadShadow::pop_frame_of(clr::FunctionID function, uint64_t now_ticks) {
-  s_.pending_tail_entry = false;
+  hot_.pending_tail_entry = false;
   if (overflow_depth_ != 0) {
     --overflow_depth_;
     return;
@@ -172,21 +172,21 @@ void ThreadShadow::pop_frame_of(clr::FunctionID function, uint64_t now_ticks) {
 
 void ThreadShadow::tailcall_slow(clr::FunctionID function, uint64_t now_ticks) {
   FastLimitRefresh refresh{*this};
-  s_.tailcalls.add(1);
+  hot_.tailcalls.add(1);
   pop_frame_of(function, now_ticks);
-  s_.pending_tail_entry = true;
+  hot_.pending_tail_entry = true;
 }
 
 uint32_t ThreadShadow::topmost_frame_of(clr::FunctionID function) const {
-  for (uint32_t i = s_.depth.load(std::memory_order_relaxed); i-- > 0;)
-    if (s_.frames[i].function == function && !exception_.is_unwound(i)) return i;
+  for (uint32_t i = hot_.depth.load(std::memory_order_relaxed); i-- > 0;)
+    if (hot_.frames[i].function == function && !exception_.is_unwound(i)) return i;
   return ExceptionTracking::kNoFrame;
 }
 
 void ThreadShadow::search_enter(clr::FunctionID function) {
   // A filter's own method, searched by an exception thrown inside the filter, is the funclet, not a frame below.
   if (exception_.in_filter_of(function)) return;
-  bool bottom = s_.depth.load(std::memory_order_relaxed) > 0 && s_.frames[0].function == function;
+  bool bottom = hot_.depth.load(std::memory_order_relaxed) > 0 && hot_.frames[0].function == function;
   if (bottom) exception_.search_reached_bottom();
 }
 
@@ -203,16 +203,16 @@ bool ThreadShadow::unwind_enter(clr::FunctionID function) {
 void ThreadShadow::unwind_leave(uint64_t now_ticks) {
   FastLimitRefresh refresh{*this};
   unwinds_.add(1);
-  s_.pending_tail_entry = false;
+  hot_.pending_tail_entry = false;
   ExceptionTracking::Unwinding u{};
   if (!exception_.end_unwind(u)) return;
   if (overflow_depth_ != 0) {
     --overflow_depth_;
     return;
   }
-  uint32_t d = s_.depth.load(std::memory_order_relaxed);
+  uint32_t d = hot_.depth.load(std::memory_order_relaxed);
   if (u.frame == ExceptionTracking::kNoFrame && !every_method_hooked_) return;  // a frame without hooks
-  if (u.frame == ExceptionTracking::kNoFrame || u.frame >= d || s_.frames[u.frame].function != u.function) {
+  if (u.frame == ExceptionTracking::kNoFrame || u.frame >= d || hot_.frames[u.frame].function != u.function) {
     count(DropReason::kUnmatchedLeave);
     return;
   }
@@ -225,7 +225,7 @@ void ThreadShadow::catcher_enter(clr::FunctionID function, uint64_t now_ticks) {
   FastLimitRefresh refresh{*this};
   exception_.catcher_entered(function);
   if (overflow_depth_ != 0) return;
-  uint32_t d = s_.depth.load(std::memory_order_relaxed);
+  uint32_t d = hot_.depth.load(std::memory_order_relaxed);
   uint32_t i = topmost_frame_of(function);
   if (i == ExceptionTracking::kNoFrame || i + 1 == d) return;
   // From the lowest unwound frame up, the frames are the exception's and its dispatch's; the others never returned.

@@ -44,7 +44,8 @@ inline constexpr clr::FunctionID kDeeperCallsFunction = ~clr::FunctionID{0} - 1;
 
 // What every enter and leave reads and writes of its thread's shadow, in one cache line at the start of the
 // ThreadShadow (tail calls touch a second): the ELT3 assembly fast path reads it at the offsets shadow_layout.h
-// names. Owner-written; readers use depth and current only.
+// names. Written by the owner, and by a reconciliation's repair while the owner is suspended outside any hook;
+// other threads read depth, current and the collector's count.
 struct alignas(64) ShadowHotState {
   static constexpr uint32_t kNoHint = ~uint32_t{0};
   std::atomic<uint32_t> depth{0};  // published with a release store after the frame below it is complete
@@ -112,7 +113,7 @@ struct ShadowLimits {
 
 class ThreadShadow {
   // First: the assembly fast path finds it at the shadow's own address.
-  ShadowHotState s_;
+  ShadowHotState hot_;
 
  public:
   // Nodes are taken from `budget`, shared by every thread's shadow; without one, from this shadow's reservation
@@ -155,9 +156,9 @@ class ThreadShadow {
   // The catching frame resumes: whatever is still above its topmost frame never returns.
   void catcher_enter(clr::FunctionID function, uint64_t now_ticks);
 
-  uint64_t enters() const { return s_.enters.get(); }
-  uint64_t leaves() const { return s_.leaves.get(); }
-  uint64_t tailcalls() const { return s_.tailcalls.get(); }
+  uint64_t enters() const { return hot_.enters.get(); }
+  uint64_t leaves() const { return hot_.leaves.get(); }
+  uint64_t tailcalls() const { return hot_.tailcalls.get(); }
   uint64_t unwinds() const { return unwinds_.get(); }
   // How the tree was updated, for the report's "tree" stats: enters the fast path could not take, the searches for
   // a child among its siblings (the last-entered child was another) and the siblings they passed.
@@ -173,24 +174,24 @@ class ThreadShadow {
 
   // --- the sampler, only while the owner is stopped (SuspendRuntime: a suspended thread is never inside a hook,
   // and one in native code cannot re-enter managed code until the runtime resumes) ---
-  clr::FunctionID frame_function(uint32_t index) const { return s_.frames[index].function; }
-  CallNode* frame_node(uint32_t index) const { return &cold_[s_.frames[index].node.load(std::memory_order_relaxed)]; }
+  clr::FunctionID frame_function(uint32_t index) const { return hot_.frames[index].function; }
+  CallNode* frame_node(uint32_t index) const { return &cold_[hot_.frames[index].node.load(std::memory_order_relaxed)]; }
   // An exception is being dispatched: frames the shadow has already popped may still be on the real stack.
   bool exception_active() const { return exception_.active(); }
   bool overflowed() const { return overflow_depth_ != 0; }
   // Pops frames that are not on the real stack any more (their leave never came).
   void repair_truncate(uint32_t new_depth, uint64_t now_ticks) {
-    if (new_depth < s_.depth.load(std::memory_order_relaxed)) pop_to(new_depth, now_ticks);
+    if (new_depth < hot_.depth.load(std::memory_order_relaxed)) pop_to(new_depth, now_ticks);
   }
 
   // --- any thread ---
-  CallNode* current_node() const { return &cold_[s_.current.load(std::memory_order_acquire)]; }
-  uint32_t depth() const { return s_.depth.load(std::memory_order_acquire); }
+  CallNode* current_node() const { return &cold_[hot_.current.load(std::memory_order_acquire)]; }
+  uint32_t depth() const { return hot_.depth.load(std::memory_order_acquire); }
   const CallNode& root() const { return cold_[0]; }
   CallNode& root() { return cold_[0]; }
   // tree_full: the calls the collector node holds, whichever path put them there (the hint re-enters it too).
   uint64_t drops(DropReason reason) const {
-    if (reason == DropReason::kTreeFull && s_.tree_full_node != 0) return s_.nodes[s_.tree_full_node].calls.get();
+    if (reason == DropReason::kTreeFull && hot_.tree_full_node != 0) return hot_.nodes[hot_.tree_full_node].calls.get();
     return drops_[static_cast<size_t>(reason)].get();
   }
   // Ticks spent so far in frames that are still open, per node; calls visit(node, ticks) for each open frame.
@@ -206,7 +207,13 @@ class ThreadShadow {
   std::atomic<uint64_t> sampler_cpu_ns{0};
 
   // Where the assembly fast path finds the hot state: at the shadow's own address (a unit test checks it).
-  const ShadowHotState& hot_state() const { return s_; }
+  const ShadowHotState& hot_state() const { return hot_; }
+  // Whether fast_limit and limit_after_tail say what the state they stand for says (tests check it after every
+  // hook: a change that forgets refresh_fast_limit() would let the assembly run where it must not).
+  bool fast_limits_current() const {
+    uint32_t after_tail = overflow_depth_ == 0 && !exception_.any_unwound() ? capacity_ : 0;
+    return hot_.limit_after_tail == after_tail && hot_.fast_limit == (hot_.pending_tail_entry ? 0 : after_tail);
+  }
 
   // Releases the frame pages once the owner has exited (its tree stays).
   void discard_frames() { frames_region_.discard_pages(); }
@@ -223,13 +230,13 @@ class ThreadShadow {
   void charge(const ShadowFrame& frame, uint64_t now_ticks);
   // The node on top of a stack `depth` frames deep.
   __attribute__((always_inline)) NodeNumber top_node(uint32_t depth) const {
-    return depth ? s_.frames[depth - 1].node.load(std::memory_order_relaxed) : 0;
+    return depth ? hot_.frames[depth - 1].node.load(std::memory_order_relaxed) : 0;
   }
   struct FastLimitRefresh;
   // After anything that may have changed what fast_limit depends on.
   __attribute__((always_inline)) void refresh_fast_limit() {
-    s_.limit_after_tail = overflow_depth_ == 0 && !exception_.any_unwound() ? capacity_ : 0;
-    s_.fast_limit = s_.pending_tail_entry ? 0 : s_.limit_after_tail;
+    hot_.limit_after_tail = overflow_depth_ == 0 && !exception_.any_unwound() ? capacity_ : 0;
+    hot_.fast_limit = hot_.pending_tail_entry ? 0 : hot_.limit_after_tail;
   }
   // The child of `parent` for `function`, made if it is new (or the full tree's collector).
   NodeNumber child_of(NodeNumber parent, clr::FunctionID function);
@@ -253,7 +260,7 @@ class ThreadShadow {
   uint32_t topmost_frame_of(clr::FunctionID function) const;
   OwnerCounter unwinds_;
   OwnerCounter slow_enters_, child_searches_, sibling_steps_, indexed_searches_, node_count_;
-  // The nodes: s_.nodes[n] and cold_[n] (s_.cold_nodes[n]) are node n. The reservations, or the two nodes below
+  // The nodes: hot_.nodes[n] and cold_[n] (hot_.cold_nodes[n]) are node n. The reservations, or the two nodes below
   // if they could not be made.
   CallNode* cold_;
   HotNode fallback_hot_[2];
@@ -276,13 +283,13 @@ class ThreadShadow {
 // left, and a method calling a sequence of others finds the next one as the returned node's successor, without
 // touching the tree. Then the parent's last-entered child, then its children.
 UMBRA_ALWAYS_INLINE bool ThreadShadow::try_enter(clr::FunctionID function, uint64_t now_ticks) {
-  uint32_t d = s_.depth.load(std::memory_order_relaxed);
+  uint32_t d = hot_.depth.load(std::memory_order_relaxed);
   if (__builtin_expect(overflow_depth_ != 0 || d == capacity_, 0)) return false;
-  HotNode* nodes = s_.nodes;
-  NodeNumber node = s_.hint_node;
-  if (d != s_.hint_depth || function != s_.hint_function) {
+  HotNode* nodes = hot_.nodes;
+  NodeNumber node = hot_.hint_node;
+  if (d != hot_.hint_depth || function != hot_.hint_function) {
     // The collector of a full tree stands for frames of any parent: its successor could be anyone's child.
-    bool after_sibling = d == s_.hint_depth && node != s_.tree_full_node;
+    bool after_sibling = d == hot_.hint_depth && node != hot_.tree_full_node;
     NodeNumber next = after_sibling ? nodes[node].successor : 0;
     if (next != 0 && nodes[next].function == function) {
       node = next;
@@ -298,11 +305,11 @@ UMBRA_ALWAYS_INLINE bool ThreadShadow::try_enter(clr::FunctionID function, uint6
       node = found;
     }
   }
-  s_.enters.add(1);
+  hot_.enters.add(1);
   nodes[node].calls.add(1);
-  if (s_.pending_tail_entry) {
+  if (hot_.pending_tail_entry) {
     cold_[node].tail_entries.add(1);
-    s_.pending_tail_entry = false;
+    hot_.pending_tail_entry = false;
     refresh_fast_limit();
   }
   push(d, node, function, now_ticks);
@@ -330,39 +337,39 @@ inline void ThreadShadow::enter(clr::FunctionID function, uint64_t now_ticks) {
 
 // The common leave: the function on top of the stack returns.
 UMBRA_ALWAYS_INLINE bool ThreadShadow::try_leave(clr::FunctionID function, uint64_t now_ticks) {
-  uint32_t d = s_.depth.load(std::memory_order_relaxed);
-  if (__builtin_expect(overflow_depth_ != 0 || d == 0 || s_.frames[d - 1].function != function ||
-                           s_.pending_tail_entry,
+  uint32_t d = hot_.depth.load(std::memory_order_relaxed);
+  if (__builtin_expect(overflow_depth_ != 0 || d == 0 || hot_.frames[d - 1].function != function ||
+                           hot_.pending_tail_entry,
                        0))
     return false;
-  s_.leaves.add(1);
+  hot_.leaves.add(1);
   pop_returning(d, function, now_ticks);
   return true;
 }
 
 UMBRA_ALWAYS_INLINE bool ThreadShadow::try_tailcall(clr::FunctionID function, uint64_t now_ticks) {
-  uint32_t d = s_.depth.load(std::memory_order_relaxed);
-  if (__builtin_expect(overflow_depth_ != 0 || d == 0 || s_.frames[d - 1].function != function ||
+  uint32_t d = hot_.depth.load(std::memory_order_relaxed);
+  if (__builtin_expect(overflow_depth_ != 0 || d == 0 || hot_.frames[d - 1].function != function ||
                            exception_.any_unwound(),
                        0))
     return false;
-  s_.tailcalls.add(1);
+  hot_.tailcalls.add(1);
   pop_returning(d, function, now_ticks);
-  s_.pending_tail_entry = true;
-  s_.fast_limit = 0;
+  hot_.pending_tail_entry = true;
+  hot_.fast_limit = 0;
   return true;
 }
 
 // The top frame of a stack `d` deep returns (or tail-calls): it becomes the hint.
 UMBRA_ALWAYS_INLINE void ThreadShadow::pop_returning(uint32_t d, clr::FunctionID function, uint64_t now_ticks) {
-  const ShadowFrame& top = s_.frames[d - 1];
+  const ShadowFrame& top = hot_.frames[d - 1];
   charge(top, now_ticks);
-  s_.hint_depth = d - 1;
-  s_.hint_function = function;
-  s_.hint_node = top.node.load(std::memory_order_relaxed);
-  s_.depth.store(d - 1, std::memory_order_release);
+  hot_.hint_depth = d - 1;
+  hot_.hint_function = function;
+  hot_.hint_node = top.node.load(std::memory_order_relaxed);
+  hot_.depth.store(d - 1, std::memory_order_release);
   // The frame below, not the node's parent: under a full tree the collector stands for frames of any parent.
-  s_.current.store(top_node(d - 1), std::memory_order_release);
+  hot_.current.store(top_node(d - 1), std::memory_order_release);
 }
 
 inline void ThreadShadow::tailcall(clr::FunctionID function, uint64_t now_ticks) {
@@ -375,20 +382,20 @@ __attribute__((noinline)) inline void ThreadShadow::leave(clr::FunctionID functi
 }
 
 UMBRA_ALWAYS_INLINE void ThreadShadow::push(uint32_t d, NodeNumber node, clr::FunctionID function, uint64_t now_ticks) {
-  ShadowFrame& frame = s_.frames[d];
+  ShadowFrame& frame = hot_.frames[d];
   frame.node.store(node, std::memory_order_relaxed);
   frame.start_ticks.store(now_ticks, std::memory_order_relaxed);
   frame.function = function;
-  s_.depth.store(d + 1, std::memory_order_release);
-  s_.current.store(node, std::memory_order_release);
+  hot_.depth.store(d + 1, std::memory_order_release);
+  hot_.current.store(node, std::memory_order_release);
 }
 
 UMBRA_ALWAYS_INLINE void ThreadShadow::charge(const ShadowFrame& frame, uint64_t now_ticks) {
   NodeNumber node = frame.node.load(std::memory_order_relaxed);
-  if (node == s_.tree_full_node) return;  // nested frames under the collector would count its time twice
+  if (node == hot_.tree_full_node) return;  // nested frames under the collector would count its time twice
   uint64_t start = frame.start_ticks.load(std::memory_order_relaxed);
   // Under the coarse clock most calls end on the reading they began on: their node's line is left alone.
-  if (now_ticks > start) s_.nodes[node].total_ticks.add(now_ticks - start);
+  if (now_ticks > start) hot_.nodes[node].total_ticks.add(now_ticks - start);
 }
 
 #undef UMBRA_ALWAYS_INLINE
@@ -397,9 +404,9 @@ template <typename Visit>
 void ThreadShadow::for_each_open_frame(uint64_t now_ticks, Visit&& visit) const {
   uint32_t d = depth();
   for (uint32_t i = 0; i < d; ++i) {
-    NodeNumber node = s_.frames[i].node.load(std::memory_order_relaxed);
-    uint64_t start = s_.frames[i].start_ticks.load(std::memory_order_relaxed);
-    if (node != 0 && node != s_.tree_full_node && now_ticks > start) visit(&cold_[node], now_ticks - start);
+    NodeNumber node = hot_.frames[i].node.load(std::memory_order_relaxed);
+    uint64_t start = hot_.frames[i].start_ticks.load(std::memory_order_relaxed);
+    if (node != 0 && node != hot_.tree_full_node && now_ticks > start) visit(&cold_[node], now_ticks - start);
   }
 }
 

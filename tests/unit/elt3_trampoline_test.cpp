@@ -248,15 +248,26 @@ void expect_same_tree(const CallNode& a, const CallNode& b, const std::string& p
   EXPECT_EQ(x == nullptr, y == nullptr) << path << ": a different number of children";
 }
 
+// Limits for the differential test: room for the whole program, a stack shallower than its calls, a tree with room
+// for a fraction of its nodes.
+struct DifferentialCase {
+  uint32_t max_depth;
+  size_t node_bytes;
+};
+
+class Elt3AssemblyFastPath : public ::testing::TestWithParam<DifferentialCase> {};
+
 // Through the trampolines with the coarse clock, where the assembly fast path answers most hooks, the tree is
-// what ThreadShadow's C++ makes of the same events, and every register survives every hook.
-TEST(Elt3AssemblyFastPath, MakesTheTreeTheCppPathMakes) {
+// what ThreadShadow's C++ makes of the same events, every register survives every hook, and the limits the
+// assembly reads always say what the shadow's state says.
+TEST_P(Elt3AssemblyFastPath, MakesTheTreeTheCppPathMakes) {
   HookClockChoice coarse(false);
+  const ShadowLimits limits = small_limits(GetParam().max_depth, GetParam().node_bytes);
   std::vector<HookEvent> events = program_events(7, 200000);
-  ShadowPool pool(small_limits(64, size_t(64) << 20));
+  ShadowPool pool(limits);
   pool.prepare(1);
   hooks::install_pool(&pool, &test_thread_id);
-  ThreadShadow reference(small_limits(64, size_t(64) << 20));
+  ThreadShadow reference(limits);
   RegisterDump dump{};
   umbra_test_call_hook(&umbra_elt3_enter, 0x99, 0, &dump, 0);  // claims the thread's shadow
   ThreadShadow* shadow = hooks::existing_shadow();
@@ -284,16 +295,26 @@ TEST(Elt3AssemblyFastPath, MakesTheTreeTheCppPathMakes) {
     else expect_preserved(dump, i, e.function);
     ASSERT_EQ(shadow->depth(), reference.depth()) << "event " << i;
     ASSERT_EQ(shadow->current_node()->function, reference.current_node()->function) << "event " << i;
+    ASSERT_TRUE(shadow->fast_limits_current()) << "event " << i;
   }
   EXPECT_EQ(shadow->enters(), reference.enters());
   EXPECT_EQ(shadow->leaves(), reference.leaves());
   EXPECT_EQ(shadow->tailcalls(), reference.tailcalls());
   EXPECT_EQ(shadow->node_count(), reference.node_count());
-  EXPECT_EQ(shadow->drops(DropReason::kTreeFull), 0u);
+  for (DropReason reason : {DropReason::kTreeFull, DropReason::kStackOverflow})
+    EXPECT_EQ(shadow->drops(reason), reference.drops(reason)) << kDropReasonNames[size_t(reason)];
+  const bool whole = GetParam().max_depth >= 16 && GetParam().node_bytes >= (size_t(1) << 20);
+  EXPECT_EQ(shadow->drops(DropReason::kTreeFull) + shadow->drops(DropReason::kStackOverflow) == 0, whole)
+      << "each case reaches the limit it is meant to reach, and only that one";
   expect_same_tree(shadow->root(), reference.root(), "");
   hooks::release_current_shadow();
   hooks::install_pool(nullptr, nullptr);
 }
+
+INSTANTIATE_TEST_SUITE_P(Limits, Elt3AssemblyFastPath,
+                         ::testing::Values(DifferentialCase{64, size_t(64) << 20},   // room for everything
+                                           DifferentialCase{6, size_t(64) << 20},    // calls past the stack
+                                           DifferentialCase{64, kNodeBytes * 40}));  // calls past the tree
 
 }  // namespace
 }  // namespace umbra
