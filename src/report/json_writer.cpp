@@ -17,9 +17,16 @@ namespace {
 
 void append_uint(std::string& out, uint64_t v) { append_decimal(out, v); }
 
+// A count, or null when absent, written at `at` (room for 20 characters); returns the end.
+char* write_optional(char* at, const std::optional<uint64_t>& v) {
+  if (v) return std::to_chars(at, at + 20, *v).ptr;
+  std::memcpy(at, "null", 4);
+  return at + 4;
+}
+
 void append_optional(std::string& out, const std::optional<uint64_t>& v) {
-  if (v) append_uint(out, *v);
-  else out += "null";
+  char buffer[20];
+  out.append(buffer, write_optional(buffer, v));
 }
 
 // A string the report may not know: null when empty.
@@ -65,12 +72,7 @@ void append_nodes(std::string& out, const ReportNode& node, Frames& frames, bool
   for (const auto& field : fields) {
     if (!first) *at++ = ',';
     first = false;
-    if (field) {
-      at = std::to_chars(at, buffer + sizeof buffer, *field).ptr;
-    } else {
-      std::memcpy(at, "null", 4);
-      at += 4;
-    }
+    at = write_optional(at, field);
   }
   out.append(buffer, at);
   for (const ReportNode& child : node.children) append_nodes(out, child, frames, first);
