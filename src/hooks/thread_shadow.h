@@ -211,7 +211,7 @@ class ThreadShadow {
   // Whether fast_limit and limit_after_tail say what the state they stand for says (tests check it after every
   // hook: a change that forgets refresh_fast_limit() would let the assembly run where it must not).
   bool fast_limits_current() const {
-    uint32_t after_tail = overflow_depth_ == 0 && !exception_.any_unwound() ? capacity_ : 0;
+    uint32_t after_tail = limit_after_tail_now();
     return hot_.limit_after_tail == after_tail && hot_.fast_limit == (hot_.pending_tail_entry ? 0 : after_tail);
   }
 
@@ -234,8 +234,12 @@ class ThreadShadow {
   }
   struct FastLimitRefresh;
   // After anything that may have changed what fast_limit depends on.
+  // The depth below which the assembly may enter, once no tail entry is pending.
+  __attribute__((always_inline)) uint32_t limit_after_tail_now() const {
+    return overflow_depth_ == 0 && !exception_.any_unwound() ? capacity_ : 0;
+  }
   __attribute__((always_inline)) void refresh_fast_limit() {
-    hot_.limit_after_tail = overflow_depth_ == 0 && !exception_.any_unwound() ? capacity_ : 0;
+    hot_.limit_after_tail = limit_after_tail_now();
     hot_.fast_limit = hot_.pending_tail_entry ? 0 : hot_.limit_after_tail;
   }
   // The child of `parent` for `function`, made if it is new (or the full tree's collector).
