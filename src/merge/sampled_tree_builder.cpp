@@ -15,6 +15,7 @@ ReportNode convert_sampled_node(const SampledTree& tree, uint32_t index, FrameNa
   SiblingMerger children(out.children);
   for (uint32_t child : node.children)
     if (!lens || lens->includes(&tree, child)) children.add(convert_sampled_node(tree, child, names, lens));
+  finish_node(out);
   return out;
 }
 
@@ -26,7 +27,6 @@ std::vector<ReportNode> build_sampled_roots(const SampledTree& tree,
   SiblingMerger merger(roots);
   for (uint32_t child : tree.root().children)
     if (!lens || lens->includes(&tree, child)) merger.add(convert_sampled_node(tree, child, names, lens));
-  for (auto& r : roots) finish_totals(r);
   return roots;
 }
 

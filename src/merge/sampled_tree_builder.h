@@ -16,7 +16,8 @@ namespace umbra {
 
 class FrameNamer;
 // One node of `tree` and everything under it, named by `names`; with `lens`, counts are read through it
-// (merge/period_counts.h) and the nodes it leaves out are not converted.
+// (merge/period_counts.h) and the nodes it leaves out are not converted. Every node comes finished
+// (report/report_tree.h: finish_node).
 ReportNode convert_sampled_node(const SampledTree& tree, uint32_t index, FrameNamer& names,
                                 PeriodCounts::Lens* lens = nullptr);
 

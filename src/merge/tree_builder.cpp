@@ -37,6 +37,7 @@ ReportNode convert_with_splice(const CallNode& node, const Lookups& l) {
     wrapper.frame = l.names.of(f);
     wrapper.total_ns = converted.total_ns;
     wrapper.children.push_back(std::move(converted));
+    finish_node(wrapper);
     converted = std::move(wrapper);
   }
   return converted;
@@ -69,6 +70,7 @@ ReportNode convert(const CallNode& node, const Lookups& l) {
   for (const CallNode* child = first; child; child = child->next_sibling)
     if (!l.lens || l.lens->includes(child)) children.add(convert_with_splice(*child, l));
   add_sampled_above(node, l, children);
+  finish_node(out);  // its children are finished: the tree needs no second walk
   return out;
 }
 
@@ -122,7 +124,6 @@ std::vector<ReportNode> build_roots(const CallNode& root, const NameLookup& name
   for (const CallNode* child = root.first_child_acquire(); child; child = child->next_sibling)
     if (!lens || lens->includes(child)) merger.add(convert_with_splice(*child, l));
   add_sampled_above(root, l, merger);
-  for (auto& r : roots) finish_totals(r);
   return roots;
 }
 

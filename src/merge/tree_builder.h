@@ -54,7 +54,8 @@ class FrameNamer {
 // With `splices`, the runs of frames a snapshot found between a node and its parent are inserted there (native
 // frames as "kind":"native"; their calls are unknown, their time is their child's). With `above`, the frames
 // sampled above a node become its children (a root's, roots), beside its hooked callees. With `lens`, every count
-// is read through it (a period's report: merge/period_counts.h); nodes it leaves out are not in the tree.
+// is read through it (a period's report: merge/period_counts.h); nodes it leaves out are not in the tree. Every
+// node comes finished (report/report_tree.h: finish_node).
 std::vector<ReportNode> build_roots(const CallNode& root, const NameLookup& names, double ns_per_tick,
                                     const OpenTicks& open, const SpliceLookup& splices = nullptr,
                                     const NativeLookup& native = nullptr, const AboveLookup& above = nullptr,

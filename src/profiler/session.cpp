@@ -384,7 +384,6 @@ void Session::add_shadow_threads(Report& report, PeriodCounts::Lens* lens) {
     if (const SampledTree& sampled = entry.record->sampled.tree; sampled.samples() > 0) {
       SiblingMerger merger(thread.roots);
       for (ReportNode& root : build_sampled_roots(sampled, lookup, native, lens)) merger.add(std::move(root));
-      for (ReportNode& root : thread.roots) finish_totals(root);  // a merged root's samples include its new children
     }
     if (!thread.roots.empty()) report.threads.push_back(std::move(thread));
   }

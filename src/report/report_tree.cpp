@@ -42,6 +42,7 @@ void merge_node(ReportNode& into, ReportNode&& from) {
   into.tail_entries += from.tail_entries;
   SiblingMerger children(into.children);
   for (auto& child : from.children) children.add(std::move(child));
+  finish_node(into);
 }
 
 void drop_empty_nodes(std::vector<ReportNode>& nodes) {
@@ -52,10 +53,9 @@ void drop_empty_nodes(std::vector<ReportNode>& nodes) {
   });
 }
 
-void finish_totals(ReportNode& node) {
+void finish_node(ReportNode& node) {
   uint64_t children_ns = 0, children_samples = 0, children_cpu_samples = 0;
-  for (auto& child : node.children) {
-    finish_totals(child);
+  for (const auto& child : node.children) {
     children_ns += child.total_ns.value_or(0);
     children_samples += child.samples;
     children_cpu_samples += child.cpu_samples;
@@ -63,6 +63,11 @@ void finish_totals(ReportNode& node) {
   if (node.total_ns) node.self_ns = *node.total_ns > children_ns ? *node.total_ns - children_ns : 0;
   node.samples = node.self_samples + children_samples;
   node.cpu_samples = node.self_cpu_samples + children_cpu_samples;
+}
+
+void finish_totals(ReportNode& node) {
+  for (auto& child : node.children) finish_totals(child);
+  finish_node(node);
 }
 
 }  // namespace umbra

@@ -27,15 +27,19 @@ class SiblingMerger {
   std::unordered_map<const ReportFrame*, size_t> index_;  // frame -> position in siblings_, once past kScanned
 };
 
-// Adds `from` into `into` (same method): counters summed, children merged by frame.
+// Adds `from` into `into` (same method): counters summed, children merged by frame. Where both were finished
+// (finish_node), the merged node is too: builders that finish each node as they make it need no second walk.
 void merge_node(ReportNode& into, ReportNode&& from);
 
 // Removes the nodes in which nothing happened (no call, sample or time of their own or below them): a period's
 // report holds only what that period saw.
 void drop_empty_nodes(std::vector<ReportNode>& nodes);
 
-// Recomputes self_ns, samples and cpu_samples bottom-up: self = total - sum(children totals); samples = self +
-// children.
+// Computes self_ns, samples and cpu_samples of `node` from its direct children, which must be finished already:
+// self = total - sum(children totals); samples = self + children.
+void finish_node(ReportNode& node);
+
+// finish_node over the whole subtree, bottom-up: for trees built without it, or changed since.
 void finish_totals(ReportNode& node);
 
 }  // namespace umbra

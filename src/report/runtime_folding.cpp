@@ -89,6 +89,7 @@ uint64_t fold_level(std::vector<ReportNode>& nodes, bool at_root) {
       std::vector<std::string_view> modules;  // views of interned frames' strings, which live as long as the process
       absorb(std::move(node), at_root, folded, modules);
       folded.frame = intern_frame(at_root ? std::string(kNativeStartUp) : folded_name(modules), "", "native");
+      finish_node(folded);
       merger.add(std::move(folded));
       ++runs;
     }
@@ -107,12 +108,7 @@ bool is_runtime_plumbing(const ReportFrame& frame) {
          std::find(kLibcStartUp.begin(), kLibcStartUp.end(), frame.name) != kLibcStartUp.end();
 }
 
-uint64_t fold_runtime_frames(std::vector<ReportNode>& roots) {
-  uint64_t runs = fold_level(roots, true);
-  if (runs)
-    for (ReportNode& root : roots) finish_totals(root);
-  return runs;
-}
+uint64_t fold_runtime_frames(std::vector<ReportNode>& roots) { return fold_level(roots, true); }
 
 uint64_t fold_runtime_frames(Report& report) {
   uint64_t runs = 0;

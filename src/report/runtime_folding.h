@@ -30,8 +30,9 @@ inline constexpr const char* kNativeStartUp = "[native start-up]";
 // Whether the frame is the runtime's plumbing wherever it is (the first rule above).
 bool is_runtime_plumbing(const ReportFrame& frame);
 
-// Folds every thread of `report` in place and recomputes the totals of the threads it changed. Idempotent: a
-// folded frame is no plumbing. Returns the runs folded (before those that became one were merged).
+// Folds every thread of `report` in place. The trees must be finished (report/report_tree.h: finish_totals); they
+// stay so, since a run folds into a frame with the samples and time it had. Idempotent: a folded frame is no
+// plumbing. Returns the runs folded (before those that became one were merged).
 uint64_t fold_runtime_frames(Report& report);
 uint64_t fold_runtime_frames(std::vector<ReportNode>& roots);
 

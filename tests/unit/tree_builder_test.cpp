@@ -99,5 +99,58 @@ TEST(TreeBuilder, SamplesAddUpTheTree) {
   EXPECT_EQ(roots[0].children[0].samples, 3u);
 }
 
+// The builder finishes each node as it makes it (no second walk of the tree): its totals must be what a walk over
+// the finished tree computes, through merged siblings (at two levels), a splice, samples above a node, open frames.
+void expect_same_totals(const ReportNode& built, const ReportNode& recomputed) {
+  SCOPED_TRACE(built.name());
+  EXPECT_EQ(built.samples, recomputed.samples);
+  EXPECT_EQ(built.cpu_samples, recomputed.cpu_samples);
+  EXPECT_EQ(built.self_ns, recomputed.self_ns);
+  ASSERT_EQ(built.children.size(), recomputed.children.size());
+  for (size_t i = 0; i < built.children.size(); ++i) expect_same_totals(built.children[i], recomputed.children[i]);
+}
+
+TEST(TreeBuilder, NodesComeFinishedThroughMergesSplicesAndSamplesAbove) {
+  ThreadShadow s(small_limits());
+  uint64_t t = 0;
+  s.enter(1, t);
+  const CallNode* spliced = nullptr;
+  const CallNode* sampled_above = nullptr;
+  for (clr::FunctionID box : {clr::FunctionID(0xB1), clr::FunctionID(0xB2)}) {
+    s.enter(box, t += 5);
+    for (clr::FunctionID inner : {clr::FunctionID(0xB2), clr::FunctionID(0xB1), clr::FunctionID(4)}) {
+      s.enter(inner, t += 3);
+      s.current_node()->self_samples.store(inner + box);
+      s.current_node()->self_cpu_samples.store(box);
+      if (inner == 4) (box == 0xB1 ? spliced : sampled_above) = s.current_node();
+      s.leave(inner, t += 7 * inner);
+    }
+    s.current_node()->self_samples.store(2);
+    s.leave(box, t += 11);
+  }
+  s.enter(5, t += 1);  // still open
+  std::vector<SampleFrame> splice = {{0x7000, true}, {0x7100, true}};
+  SpliceLookup splices = [&](const CallNode* node) { return node == spliced ? &splice : nullptr; };
+  SampledTree above_tree;
+  SampleFrame above_stack[] = {{0x8000, true}, {0x8100, true}};
+  above_tree.add(above_stack, 2, true);
+  above_tree.add(above_stack, 1, false);
+  AboveLookup above = [&](const CallNode* node) { return node == sampled_above ? &above_tree : nullptr; };
+  OpenTicks open;
+  s.for_each_open_frame(t + 20, [&](const CallNode* n, uint64_t ticks) { open[n] += ticks; });
+  NativeLookup native = [](uintptr_t ip) { return NativeSymbol{"native_" + std::to_string(ip), "libnative.so"}; };
+
+  auto roots = build_roots(s.root(), name_of, 3.0, open, splices, native, above);
+  ASSERT_EQ(roots.size(), 1u);
+  ASSERT_EQ(roots[0].children.size(), 2u);  // the two boxes merged; F5, open
+  const ReportNode& box = roots[0].children[roots[0].children[0].name() == "App.Box`1.Get" ? 0 : 1];
+  EXPECT_EQ(box.name(), "App.Box`1.Get");
+  EXPECT_EQ(box.children.size(), 3u) << "Box's children, merged in turn, and the splice";
+  ReportNode recomputed = roots[0];
+  finish_totals(recomputed);
+  expect_same_totals(roots[0], recomputed);
+  EXPECT_GT(roots[0].samples, roots[0].self_samples);
+}
+
 }  // namespace
 }  // namespace umbra
