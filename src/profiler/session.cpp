@@ -20,24 +20,12 @@
 #include "report/output_files.h"
 #include "report/text_writer.h"
 #include "util/large_stack.h"
+#include "util/pointer_filter.h"
 #include "util/version.h"
 
 namespace umbra {
 namespace {
 
-// The nodes a map holds something for, as one bit per hash: the tree builder asks about every node of trees of
-// millions, and most answers are "nothing", which the filter gives with one load from 8 KB instead of a lookup in
-// the map (a cache miss).
-class NodeFilter {
- public:
-  void add(const CallNode* node) { bits_[bit(node) / 64] |= uint64_t(1) << (bit(node) % 64); }
-  bool may_hold(const CallNode* node) const { return bits_[bit(node) / 64] >> (bit(node) % 64) & 1; }
-
- private:
-  static constexpr size_t kBits = size_t(1) << 16;  // a 16-bit hash picks the bit
-  static size_t bit(const CallNode* node) { return (uintptr_t(node) * 0x9E3779B97F4A7C15ull) >> 48; }
-  std::vector<uint64_t> bits_ = std::vector<uint64_t>(kBits / 64);
-};
 // How long the program's end waits for pushes still queued or in flight (PyroscopePusher::finish).
 constexpr auto kPushWaitAtEnd = std::chrono::seconds(3);
 
@@ -320,7 +308,7 @@ void Session::add_shadow_threads(Report& report, PeriodCounts::Lens* lens) {
   NameLookup lookup = [this](clr::FunctionID f) { return names_.lookup(f); };
   NativeLookup native = [this](uintptr_t ip) { return native_symbols_.lookup(ip); };
   const SpliceMap splices = sampler_->splices();
-  NodeFilter maybe_spliced;
+  PointerFilter maybe_spliced(splices.size());
   for (const auto& [node, splice] : splices)
     if (splice.shown()) maybe_spliced.add(node);
   SpliceLookup splice_of;
@@ -337,7 +325,7 @@ void Session::add_shadow_threads(Report& report, PeriodCounts::Lens* lens) {
   std::unique_lock<std::mutex> sampler_lock(sampler_->tree_mutex(), std::defer_lock);
   if (sampler_->stacks_by_signal()) sampler_lock.lock();
   const AboveHooks* above_hooks = sampler_->above_hooks();
-  NodeFilter maybe_above;
+  PointerFilter maybe_above(above_hooks ? above_hooks->size() : 0);
   AboveLookup above;
   if (above_hooks && !above_hooks->empty()) {
     for (const auto& entry : *above_hooks) maybe_above.add(entry.first);
