@@ -15,19 +15,20 @@ struct Lookups {
   const SpliceLookup& splices;
   const AboveLookup& above;
   PeriodCounts::Lens* lens;
+  uint64_t calls = 0;  // of every node converted: merges keep the sum
 };
 
-void add_sampled_above(const CallNode& node, const Lookups& l, SiblingMerger& children) {
+void add_sampled_above(const CallNode& node, Lookups& l, SiblingMerger& children) {
   const SampledTree* above = l.above ? l.above(&node) : nullptr;
   if (above == nullptr) return;
   for (uint32_t child : above->root().children)
     if (!l.lens || l.lens->includes(above, child)) children.add(convert_sampled_node(*above, child, l.names, l.lens));
 }
 
-ReportNode convert(const CallNode& node, const Lookups& l);
+ReportNode convert(const CallNode& node, Lookups& l);
 
 // `node` as it goes under its parent: behind the frames a snapshot found between them, if any.
-ReportNode convert_with_splice(const CallNode& node, const Lookups& l) {
+ReportNode convert_with_splice(const CallNode& node, Lookups& l) {
   ReportNode converted = convert(node, l);
   const std::vector<SampleFrame>* run = l.splices ? l.splices(&node) : nullptr;
   if (run == nullptr || run->empty()) return converted;
@@ -43,7 +44,7 @@ ReportNode convert_with_splice(const CallNode& node, const Lookups& l) {
   return converted;
 }
 
-ReportNode convert(const CallNode& node, const Lookups& l) {
+ReportNode convert(const CallNode& node, Lookups& l) {
   static const ReportFrame* const tree_full = intern_frame("[calls beyond the node limit]", "", "marker");
   static const ReportFrame* const deeper = intern_frame("[deeper calls not recorded: shadow stack full]", "", "marker");
   const double ns_per_tick = l.ns_per_tick;
@@ -57,6 +58,7 @@ ReportNode convert(const CallNode& node, const Lookups& l) {
   if (auto it = open.find(&node); it != open.end()) counts.ticks += it->second;
   if (l.lens) counts = l.lens->shadow(&node, counts);
   out.calls = counts.calls;
+  l.calls += counts.calls;
   out.total_ns = uint64_t(std::llround(double(counts.ticks) * ns_per_tick));
   out.self_samples = counts.self_samples;
   out.self_cpu_samples = counts.self_cpu_samples;
@@ -116,7 +118,8 @@ const ReportFrame* FrameNamer::of(const SampleFrame& frame) {
 
 std::vector<ReportNode> build_roots(const CallNode& root, const NameLookup& names, double ns_per_tick,
                                     const OpenTicks& open, const SpliceLookup& splices,
-                                    const NativeLookup& native, const AboveLookup& above, PeriodCounts::Lens* lens) {
+                                    const NativeLookup& native, const AboveLookup& above, PeriodCounts::Lens* lens,
+                                    uint64_t* calls) {
   FrameNamer namer(names, native);
   Lookups l{namer, ns_per_tick, open, splices, above, lens};
   std::vector<ReportNode> roots;
@@ -124,6 +127,7 @@ std::vector<ReportNode> build_roots(const CallNode& root, const NameLookup& name
   for (const CallNode* child = root.first_child_acquire(); child; child = child->next_sibling)
     if (!lens || lens->includes(child)) merger.add(convert_with_splice(*child, l));
   add_sampled_above(root, l, merger);
+  if (calls) *calls = l.calls;
   return roots;
 }
 

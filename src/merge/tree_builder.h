@@ -55,10 +55,11 @@ class FrameNamer {
 // frames as "kind":"native"; their calls are unknown, their time is their child's). With `above`, the frames
 // sampled above a node become its children (a root's, roots), beside its hooked callees. With `lens`, every count
 // is read through it (a period's report: merge/period_counts.h); nodes it leaves out are not in the tree. Every
-// node comes finished (report/report_tree.h: finish_node).
+// node comes finished (report/report_tree.h: finish_node). With `calls`, the sum of every node's calls is stored
+// there (ReportThread::calls): counted here, it needs no walk of the tree later.
 std::vector<ReportNode> build_roots(const CallNode& root, const NameLookup& names, double ns_per_tick,
                                     const OpenTicks& open, const SpliceLookup& splices = nullptr,
                                     const NativeLookup& native = nullptr, const AboveLookup& above = nullptr,
-                                    PeriodCounts::Lens* lens = nullptr);
+                                    PeriodCounts::Lens* lens = nullptr, uint64_t* calls = nullptr);
 
 }  // namespace umbra

@@ -367,7 +367,9 @@ void Session::add_shadow_threads(Report& report, PeriodCounts::Lens* lens) {
     counts.cpu_ns = cpu_time_of(shadow.os_tid, thread.exited, cpu_read);
     if (lens) counts = lens->thread(&shadow, counts);
     thread.cpu_ns = counts.cpu_ns;
-    thread.roots = build_roots(shadow.root(), lookup, ns_per_tick, open, splice_of, native, above, lens);
+    uint64_t calls = 0;
+    thread.roots = build_roots(shadow.root(), lookup, ns_per_tick, open, splice_of, native, above, lens, &calls);
+    thread.calls = calls;  // samples merged in below add no calls
     // Focused shadow mode: the samples taken while no hooked method was on the thread's stack.
     if (const SampledTree& sampled = entry.record->sampled.tree; sampled.samples() > 0) {
       SiblingMerger merger(thread.roots);

@@ -28,6 +28,7 @@ uint64_t thread_total_ns(const ReportThread& thread) {
 }
 
 uint64_t thread_calls(const ReportThread& thread) {
+  if (thread.calls) return *thread.calls;
   uint64_t total = 0;
   for (const auto& root : thread.roots) total += sum_calls(root);
   return total;

@@ -66,6 +66,9 @@ struct ReportThread {
   // since come from snapshot walks (sampler/signal_sampling.h).
   bool sampled_by_snapshot = false;
   std::vector<ReportNode> roots;
+  // Shadow mode: the sum of every node's calls, as the tree builder counted them while it made `roots` (a walk of
+  // millions of nodes saved). Absent: thread_calls() sums the nodes. Whoever changes the calls in `roots` resets it.
+  std::optional<uint64_t> calls;
 };
 
 struct Report {

@@ -48,7 +48,9 @@ TEST(PeriodCounts, ShadowPeriodsHoldWhatCameSinceAndAddUp) {
   calls(s, 3, 2, now);  // a new path in the second period
   open.clear();
   s.for_each_open_frame(now, [&](const CallNode* node, uint64_t ticks) { open[node] += ticks; });
-  auto second = build_roots(s.root(), name_of, 1.0, open, nullptr, nullptr, nullptr, &period);
+  uint64_t second_calls = 0;
+  auto second = build_roots(s.root(), name_of, 1.0, open, nullptr, nullptr, nullptr, &period, &second_calls);
+  EXPECT_EQ(second_calls, 2u) << "the period's calls only: the thread's line in its text report";
   drop_empty_nodes(second);
   ASSERT_EQ(second.size(), 1u);
   EXPECT_EQ(*second[0].calls, 0u);       // entered in the first period

@@ -99,8 +99,9 @@ TEST(TreeBuilder, SamplesAddUpTheTree) {
   EXPECT_EQ(roots[0].children[0].samples, 3u);
 }
 
-// The builder finishes each node as it makes it (no second walk of the tree): its totals must be what a walk over
-// the finished tree computes, through merged siblings (at two levels), a splice, samples above a node, open frames.
+// The builder finishes each node as it makes it and counts the calls it converts (no second walk of the tree): its
+// totals must be what a walk over the finished tree computes, through merged siblings (at two levels), a splice,
+// samples above a node, open frames.
 void expect_same_totals(const ReportNode& built, const ReportNode& recomputed) {
   SCOPED_TRACE(built.name());
   EXPECT_EQ(built.samples, recomputed.samples);
@@ -140,8 +141,13 @@ TEST(TreeBuilder, NodesComeFinishedThroughMergesSplicesAndSamplesAbove) {
   s.for_each_open_frame(t + 20, [&](const CallNode* n, uint64_t ticks) { open[n] += ticks; });
   NativeLookup native = [](uintptr_t ip) { return NativeSymbol{"native_" + std::to_string(ip), "libnative.so"}; };
 
-  auto roots = build_roots(s.root(), name_of, 3.0, open, splices, native, above);
+  uint64_t calls_counted = 0;
+  auto roots = build_roots(s.root(), name_of, 3.0, open, splices, native, above, nullptr, &calls_counted);
   ASSERT_EQ(roots.size(), 1u);
+  ReportThread walked;
+  walked.roots = roots;
+  EXPECT_EQ(calls_counted, 10u);
+  EXPECT_EQ(calls_counted, thread_calls(walked)) << "the builder's count is the sum over the finished tree";
   ASSERT_EQ(roots[0].children.size(), 2u);  // the two boxes merged; F5, open
   const ReportNode& box = roots[0].children[roots[0].children[0].name() == "App.Box`1.Get" ? 0 : 1];
   EXPECT_EQ(box.name(), "App.Box`1.Get");
