@@ -165,6 +165,7 @@ TEST_P(Workloads, CpuTimeApartFromWaiting) {
               "process's %lu\n",
               GetParam(), crunch_cpu, work_cpu, main_cpu, crunch_wall, waiter_cpu, all_cpu);
   EXPECT_GT(crunch_cpu, 100u);
+  EXPECT_GE(work_cpu, crunch_cpu) << "Crunch is called from RunCpuWait";
   EXPECT_GE(double(crunch_cpu), 0.9 * double(work_cpu));
   EXPECT_LT(double(waiter_cpu), 0.05 * double(all_cpu));
 

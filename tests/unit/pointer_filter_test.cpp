@@ -30,6 +30,14 @@ TEST(PointerFilter, EveryAddressAddedIsHeldAndFewOthersSeemSo) {
   }
 }
 
+// A map past the filter's bound (268 million addresses would ask for 1 GB): 64 MB, and still no false "no".
+TEST(PointerFilter, AMapPastTheBoundGets64MBAndIsStillHeld) {
+  PointerFilter filter(size_t(1) << 28);
+  EXPECT_EQ(filter.bytes(), size_t(64) << 20);
+  for (size_t i = 0; i < 1000; ++i) filter.add(node_address(i * 1'000'003));
+  for (size_t i = 0; i < 1000; ++i) ASSERT_TRUE(filter.may_hold(node_address(i * 1'000'003))) << i;
+}
+
 TEST(PointerFilter, AnEmptyFilterHoldsNothing) {
   PointerFilter filter(0);
   for (size_t i = 0; i < 100'000; ++i) ASSERT_FALSE(filter.may_hold(node_address(i)));
