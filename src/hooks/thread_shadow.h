@@ -233,11 +233,11 @@ class ThreadShadow {
     return depth ? hot_.frames[depth - 1].node.load(std::memory_order_relaxed) : 0;
   }
   struct FastLimitRefresh;
-  // After anything that may have changed what fast_limit depends on.
   // The depth below which the assembly may enter, once no tail entry is pending.
   __attribute__((always_inline)) uint32_t limit_after_tail_now() const {
     return overflow_depth_ == 0 && !exception_.any_unwound() ? capacity_ : 0;
   }
+  // After anything that may have changed what fast_limit depends on.
   __attribute__((always_inline)) void refresh_fast_limit() {
     hot_.limit_after_tail = limit_after_tail_now();
     hot_.fast_limit = hot_.pending_tail_entry ? 0 : hot_.limit_after_tail;
