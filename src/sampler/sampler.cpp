@@ -24,7 +24,7 @@ Sampler::Sampler(clr::ICorProfilerInfo10& info, ThreadRegistry& threads, Functio
   if (sampled_mode && !signal_walker) attribution_.emplace(info, names);
   if (!sampled_mode) reconciliation_.emplace(names);
   if (signal_walker || (!sampled_mode && (options_.stacks_by_signal || options_.native_tops_by_signal)))
-    signal_sampling_.emplace(info, threads, options_.shadows, names, signal_walker || options_.stacks_by_signal);
+    signal_sampling_.emplace(info, threads, scheduler_states_, options_.shadows, names, signal_walker || options_.stacks_by_signal);
   StackTick::Options walk;
   walk.skip_unchanged = sampled_mode && !signal_walker;
   walk.keep_walks = sampled_mode;
@@ -32,7 +32,7 @@ Sampler::Sampler(clr::ICorProfilerInfo10& info, ThreadRegistry& threads, Functio
   walk.signal_walks = signal_walker;
   walk.interval_ms = options_.interval_ms;
   walk.native_tops = false;  // set by start(), once a signal is known to be free
-  stack_tick_.emplace(info, threads, walk);
+  stack_tick_.emplace(info, threads, scheduler_states_, walk);
 }
 
 // Sampled mode without a free signal: a suspension and a walk at every tick.
@@ -43,7 +43,7 @@ void Sampler::use_suspending_walker() {
   StackTick::Options walk;
   walk.skip_unchanged = walk.keep_walks = walk.cpu_states = true;
   walk.interval_ms = options_.interval_ms;
-  stack_tick_.emplace(info_, threads_, walk);
+  stack_tick_.emplace(info_, threads_, scheduler_states_, walk);
 }
 
 Sampler::~Sampler() {
@@ -164,7 +164,7 @@ void Sampler::tick(uint64_t late_ns) {
     if (stopped_) return;
     signal_sampling_->attribute(tick);
   } else if (options_.shadows) {
-    tick.samples = sample_shadows(*options_.shadows);
+    tick.samples = sample_shadows(*options_.shadows, scheduler_states_);
     tick.shadow_sample_ns_total = monotonic_ns() - start_ns;
   }
   bool walked = snapshot_due();

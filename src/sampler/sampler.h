@@ -100,6 +100,7 @@ class Sampler {
   uint64_t tick_index_ = 0;  // native tops are stamped with the tick they belong to
   bool native_tops_ = false;
 
+  SchedulerStates scheduler_states_;  // the sampler thread's; before what refers to it
   std::optional<StackTick> stack_tick_;
   std::optional<SampledAttribution> attribution_;     // sampled mode, suspending walker
   std::optional<Reconciliation> reconciliation_;      // shadow mode; its state is under tree_mutex_

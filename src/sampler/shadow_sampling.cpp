@@ -2,13 +2,12 @@
 
 #include <limits>
 
-#include "snapshot/thread_cpu_time.h"
 
 namespace umbra {
 
-bool shadow_thread_on_cpu(ThreadShadow& shadow) {
+bool shadow_thread_on_cpu(ThreadShadow& shadow, SchedulerStates& states) {
   uint64_t cpu_ns = shadow.sampler_cpu_ns.load(std::memory_order_relaxed);
-  bool on_cpu = thread_on_cpu(shadow.os_tid, cpu_ns);
+  bool on_cpu = states.on_cpu(shadow.os_tid, cpu_ns);
   shadow.sampler_cpu_ns.store(cpu_ns, std::memory_order_relaxed);
   return on_cpu;
 }
@@ -21,11 +20,11 @@ void add_node_sample(CallNode& node, bool on_cpu) {
     node.self_cpu_samples.store(cpu + 1, std::memory_order_relaxed);
 }
 
-uint64_t sample_shadows(const ShadowPool& pool) {
+uint64_t sample_shadows(const ShadowPool& pool, SchedulerStates& states) {
   uint64_t samples = 0;
   pool.for_each_claimed([&](ThreadShadow& s) {
     if (s.retired.load(std::memory_order_acquire)) return;
-    bool on_cpu = shadow_thread_on_cpu(s);
+    bool on_cpu = shadow_thread_on_cpu(s, states);
     CallNode* node = s.current_node();
     if (node == &s.root()) return;  // no managed frame on the shadow stack: nothing to attribute
     add_node_sample(*node, on_cpu);

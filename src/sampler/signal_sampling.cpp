@@ -19,9 +19,9 @@ std::chrono::milliseconds answer_wait(uint32_t interval_ms) {
 
 }  // namespace
 
-SignalSampling::SignalSampling(clr::ICorProfilerInfo10& info, ThreadRegistry& threads, const ShadowPool* shadows,
-                               FunctionNames& names, bool whole_stacks)
-    : threads_(threads), shadows_(shadows), whole_stacks_(whole_stacks || shadows == nullptr), methods_(info, names),
+SignalSampling::SignalSampling(clr::ICorProfilerInfo10& info, ThreadRegistry& threads, SchedulerStates& states,
+                               const ShadowPool* shadows, FunctionNames& names, bool whole_stacks)
+    : threads_(threads), states_(states), shadows_(shadows), whole_stacks_(whole_stacks || shadows == nullptr), methods_(info, names),
       names_(names) {
   leaf_first_.reserve(NativeCapture::kMaxFrames);
   root_first_.reserve(NativeCapture::kMaxFrames);
@@ -63,7 +63,7 @@ void SignalSampling::capture(uint64_t tick_index, uint32_t interval_ms) {
       asked_[i] = Asked::kUnchanged;
       continue;
     }
-    if (cpu) on_cpu_[i] = thread_on_cpu(tid, t.last_signal_sample ? t.last_signal_sample->cpu_ns : 0, *cpu);
+    if (cpu) on_cpu_[i] = states_.on_cpu(tid, t.last_signal_sample ? t.last_signal_sample->cpu_ns : 0, *cpu);
     // An answer that came after its tick's wait is discarded; a thread still answering is left alone.
     uint32_t done = NativeCapture::kDone;
     t.capture.state.compare_exchange_strong(done, NativeCapture::kIdle, std::memory_order_acq_rel);
@@ -149,7 +149,7 @@ void SignalSampling::attribute(SamplerStats& tick) {
   std::sort(covered_.begin(), covered_.end());
   for (const auto& [id, shadow] : shadows_by_id_)
     if (!std::binary_search(covered_.begin(), covered_.end(), shadow))
-      count_on_shadow(nullptr, shadow, shadow_thread_on_cpu(*shadow), tick);
+      count_on_shadow(nullptr, shadow, shadow_thread_on_cpu(*shadow, states_), tick);
 }
 
 void SignalSampling::count_on_node(SampledThread& thread, CallNode* node, bool on_cpu, SamplerStats& tick) {
@@ -275,7 +275,7 @@ void SignalSampling::add_snapshot_sample(SampledThread& thread, const StackTick&
     return;
   }
   uint64_t cpu_ns = thread.cpu_ns_seen.load(std::memory_order_relaxed);
-  bool on_cpu = thread_on_cpu(thread.os_tid.load(std::memory_order_relaxed), cpu_ns);
+  bool on_cpu = states_.on_cpu(thread.os_tid.load(std::memory_order_relaxed), cpu_ns);
   thread.cpu_ns_seen.store(cpu_ns, std::memory_order_relaxed);
   const SampleFrame* frames = walks.frames() + walk.first;
   root_first_.assign(std::reverse_iterator(frames + walk.count), std::reverse_iterator(frames));

@@ -36,6 +36,7 @@
 #include "sampler/stack_tick.h"
 #include "sampler/walk_comparison.h"
 #include "snapshot/sampled_tree.h"
+#include "snapshot/scheduler_states.h"
 #include "threads/thread_registry.h"
 
 namespace umbra {
@@ -46,8 +47,9 @@ using AboveHooks = std::unordered_map<const CallNode*, SampledTree>;
 class SignalSampling {
  public:
   // `shadows`: nullptr in sampled mode. `whole_stacks`: false only in full shadow mode (native tops alone).
-  SignalSampling(clr::ICorProfilerInfo10& info, ThreadRegistry& threads, const ShadowPool* shadows,
-                 FunctionNames& names, bool whole_stacks = true);
+  // `states`: the sampler's, outlives this.
+  SignalSampling(clr::ICorProfilerInfo10& info, ThreadRegistry& threads, SchedulerStates& states,
+                 const ShadowPool* shadows, FunctionNames& names, bool whole_stacks = true);
 
   // Asks every thread that has run since its last sample for its stack, and waits for the answers.
   void capture(uint64_t tick_index, uint32_t interval_ms);
@@ -75,6 +77,7 @@ class SignalSampling {
   void note_check(SampledThread& thread, const WalkComparison& c, SamplerStats& tick);
 
   ThreadRegistry& threads_;
+  SchedulerStates& states_;
   const ShadowPool* shadows_;
   const bool whole_stacks_;
   MethodsByIp methods_;

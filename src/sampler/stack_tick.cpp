@@ -26,9 +26,11 @@ constexpr std::chrono::microseconds kBlockedSignalGrace{300};
 
 }  // namespace
 
-StackTick::StackTick(clr::ICorProfilerInfo10& info, ThreadRegistry& threads, Options options)
+StackTick::StackTick(clr::ICorProfilerInfo10& info, ThreadRegistry& threads, SchedulerStates& states,
+                     Options options)
     : info_(info),
       threads_(threads),
+      states_(states),
       options_(options),
       frames_(kMaxFramesPerTick) {
   enumerated_.resize(kMaxEnumeratedThreads);
@@ -86,7 +88,7 @@ void StackTick::read_threads_before_signals() {
                    *cpu_ns == t->cpu_ns_before_last_walk;
     t->on_cpu = false;
     if (!cpu_ns || !options_.cpu_states) continue;
-    t->on_cpu = thread_on_cpu(tid, t->cpu_ns_seen.load(std::memory_order_relaxed), *cpu_ns);
+    t->on_cpu = states_.on_cpu(tid, t->cpu_ns_seen.load(std::memory_order_relaxed), *cpu_ns);
     t->cpu_ns_seen.store(*cpu_ns, std::memory_order_relaxed);
   }
 }

@@ -19,6 +19,7 @@
 #include "hooks/region.h"
 #include "sampler/sampler_stats.h"
 #include "snapshot/sampled_tree.h"
+#include "snapshot/scheduler_states.h"
 #include "snapshot/stack_walk.h"
 #include "threads/thread_registry.h"
 
@@ -58,7 +59,8 @@ class StackTick {
     bool signal_walks = false;    // under the suspension, each thread's whole stack by signal too (before its walk)
   };
 
-  StackTick(clr::ICorProfilerInfo10& info, ThreadRegistry& threads, Options options);
+  // `states`: the sampler's, outlives this.
+  StackTick(clr::ICorProfilerInfo10& info, ThreadRegistry& threads, SchedulerStates& states, Options options);
   // Once a signal is known to be free for native-top capture.
   void enable_native_tops(bool enabled) { options_.native_tops = enabled; }
 
@@ -84,6 +86,7 @@ class StackTick {
 
   clr::ICorProfilerInfo10& info_;
   ThreadRegistry& threads_;
+  SchedulerStates& states_;
   Options options_;
   std::vector<std::shared_ptr<SampledThread>> targets_;  // sorted by ThreadID
   std::vector<Walk> walks_;

@@ -6,7 +6,7 @@ uint32_t SampledTree::add(const SampleFrame* root_first, size_t count, bool on_c
   uint32_t at = 0;
   for (size_t i = 0; i < count; ++i) {
     Key key{at, root_first[i]};
-    auto [it, inserted] = index_.emplace(key, uint32_t(nodes_.size()));
+    auto [it, inserted] = index_.try_emplace(key, uint32_t(nodes_.size()));  // allocates only when new
     if (inserted) {
       Node node;
       node.frame = root_first[i];

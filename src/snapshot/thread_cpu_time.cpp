@@ -31,16 +31,17 @@ std::optional<uint64_t> thread_cpu_ns(pid_t tid) {
 
 uint64_t current_thread_cpu_ns() { return clock_ns(CLOCK_THREAD_CPUTIME_ID).value_or(0); }
 
-std::optional<char> thread_scheduler_state(pid_t tid) {
-  if (tid <= 0) return std::nullopt;
+int open_task_stat(pid_t tid) {
+  if (tid <= 0) return -1;
   char path[48];
   std::snprintf(path, sizeof path, "/proc/self/task/%d/stat", int(tid));
-  int fd = ::open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return std::nullopt;
+  return ::open(path, O_RDONLY | O_CLOEXEC);
+}
+
+std::optional<char> read_scheduler_state(int stat_fd) {
   // "tid (name) S ...": the name is at most 16 bytes, so the state is well inside the first 128.
   char stat[128];
-  ssize_t n = ::read(fd, stat, sizeof stat - 1);
-  ::close(fd);
+  ssize_t n = ::pread(stat_fd, stat, sizeof stat - 1, 0);
   if (n <= 0) return std::nullopt;
   stat[n] = '\0';
   const char* name_end = std::strrchr(stat, ')');  // the name may hold ')' itself: the last one ends it
@@ -48,18 +49,12 @@ std::optional<char> thread_scheduler_state(pid_t tid) {
   return name_end[2];
 }
 
-bool thread_on_cpu(pid_t tid, uint64_t last_cpu_ns, uint64_t now_cpu_ns) {
-  if (now_cpu_ns == last_cpu_ns) return false;
-  std::optional<char> state = thread_scheduler_state(tid);
-  return state ? *state == 'R' : true;
-}
-
-bool thread_on_cpu(pid_t tid, uint64_t& last_cpu_ns) {
-  std::optional<uint64_t> now = thread_cpu_ns(tid);
-  if (!now) return false;
-  uint64_t last = last_cpu_ns;
-  last_cpu_ns = *now;
-  return thread_on_cpu(tid, last, *now);
+std::optional<char> thread_scheduler_state(pid_t tid) {
+  int fd = open_task_stat(tid);
+  if (fd < 0) return std::nullopt;
+  std::optional<char> state = read_scheduler_state(fd);
+  ::close(fd);
+  return state;
 }
 
 }  // namespace umbra

@@ -1,4 +1,5 @@
 #include "snapshot/thread_cpu_time.h"
+#include "snapshot/scheduler_states.h"
 
 #include <gtest/gtest.h>
 #include <pthread.h>
@@ -7,9 +8,11 @@
 
 #include <atomic>
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace umbra {
 namespace {
@@ -81,29 +84,70 @@ TEST(ThreadCpuTime, MovesWhileAThreadRunsAndStandsStillWhileItSleeps) {
   EXPECT_FALSE(thread_cpu_ns(0x3ffffff0));  // above any pid_max: no such thread
 }
 
-// A thread that spins is on a CPU; once it blocks it is not, whatever its CPU time did before.
-TEST(ThreadCpuTime, OnACpuWhileSpinningAndNotWhileBlocked) {
+// A thread that spins is on a CPU; once it blocks it is not, whatever its CPU time did before. The same kept file
+// answers both: each reading is fresh.
+TEST(SchedulerStates, OnACpuWhileSpinningAndNotWhileBlocked) {
   SpinThenBlock worker;
   ASSERT_TRUE(worker.piped());
   const pid_t tid = worker.tid();
+  SchedulerStates states;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   uint64_t last = 0;
   bool on_cpu = false;
   while (!on_cpu && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    on_cpu = thread_on_cpu(tid, last);
+    on_cpu = states.on_cpu(tid, last);
   }
   EXPECT_TRUE(on_cpu);
   EXPECT_GT(last, 0u);
+  EXPECT_EQ(states.open_files(), 1u);
+  EXPECT_EQ(states.files_opened(), 1u);  // however many readings it took
   worker.stop_spinning();
   while (thread_state(tid) != 'S' && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
   ASSERT_EQ(thread_state(tid), 'S');
   EXPECT_EQ(thread_scheduler_state(tid), 'S');
-  EXPECT_FALSE(thread_on_cpu(tid, last));  // it ran since the last reading, but waits now
-  EXPECT_FALSE(thread_on_cpu(tid, last));  // it has not run since
+  EXPECT_EQ(states.state(tid), 'S');
+  EXPECT_EQ(states.files_opened(), 1u);
+  EXPECT_FALSE(states.on_cpu(tid, last));  // it ran since the last reading, but waits now
+  EXPECT_FALSE(states.on_cpu(tid, last));  // it has not run since
   uint64_t unchanged = 7;
-  EXPECT_FALSE(thread_on_cpu(0x3ffffff0, unchanged));  // no such thread
+  EXPECT_FALSE(states.on_cpu(0x3ffffff0, unchanged));  // no such thread
   EXPECT_EQ(unchanged, 7u);
+}
+
+size_t open_descriptors() {
+  size_t n = 0;
+  for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) ++n;
+  return n;
+}
+
+// Many threads asked about never hold more than kKept files, and the files go with the reader; a thread that has
+// ended has no state, even though its file was kept.
+TEST(SchedulerStates, KeepsABoundedNumberOfFilesAndForgetsEndedThreads) {
+  const size_t before = open_descriptors();
+  constexpr size_t kThreads = SchedulerStates::kKept + 24;
+  std::atomic<bool> release{false};
+  std::atomic<size_t> started{0};
+  std::vector<pid_t> tids(kThreads);
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < kThreads; ++i)
+    threads.emplace_back([&, i] {
+      tids[i] = pid_t(syscall(SYS_gettid));
+      ++started;
+      while (!release.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    });
+  while (started.load() < kThreads) std::this_thread::yield();
+  {
+    SchedulerStates states;
+    for (pid_t tid : tids) EXPECT_TRUE(states.state(tid).has_value()) << tid;
+    EXPECT_GT(states.open_files(), 0u);
+    EXPECT_LE(states.open_files(), SchedulerStates::kKept);
+    EXPECT_LE(open_descriptors(), before + SchedulerStates::kKept);
+    release = true;
+    for (auto& t : threads) t.join();
+    for (pid_t tid : tids) EXPECT_FALSE(states.state(tid).has_value()) << tid;
+  }
+  EXPECT_EQ(open_descriptors(), before);
 }
 
 // The state follows the thread's name, which may hold ") S (" itself.
