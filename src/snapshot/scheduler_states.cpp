@@ -1,5 +1,6 @@
 #include "snapshot/scheduler_states.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "snapshot/thread_cpu_time.h"
@@ -7,8 +8,15 @@
 namespace umbra {
 
 SchedulerStates::~SchedulerStates() {
-  for (Kept& k : kept_)
-    if (k.fd >= 0) ::close(k.fd);
+  for (Kept& k : kept_) let_go(k);
+}
+
+// A program may close a descriptor it does not own and reuse the number: the file is closed only while it is still
+// the one opened here, so that a descriptor of the program's is never closed under it.
+void SchedulerStates::let_go(Kept& k) {
+  struct stat now{};
+  if (k.fd >= 0 && ::fstat(k.fd, &now) == 0 && now.st_dev == k.dev && now.st_ino == k.ino) ::close(k.fd);
+  k = Kept{};
 }
 
 std::optional<char> SchedulerStates::state(pid_t tid) {
@@ -18,12 +26,17 @@ std::optional<char> SchedulerStates::state(pid_t tid) {
     if (auto s = read_scheduler_state(k.fd)) return s;
     // The thread the file was opened for has ended; the id may belong to a new thread now.
   }
-  if (k.fd >= 0) ::close(k.fd);
-  k.tid = tid;
-  k.fd = open_task_stat(tid);
-  if (k.fd < 0) return std::nullopt;
+  let_go(k);
+  int fd = open_task_stat(tid);
+  if (fd < 0) return std::nullopt;
+  struct stat opened{};
+  if (::fstat(fd, &opened) != 0) {
+    ::close(fd);
+    return std::nullopt;
+  }
   ++files_opened_;
-  return read_scheduler_state(k.fd);
+  k = Kept{tid, fd, opened.st_dev, opened.st_ino};
+  return read_scheduler_state(fd);
 }
 
 bool SchedulerStates::on_cpu(pid_t tid, uint64_t last_cpu_ns, uint64_t now_cpu_ns) {

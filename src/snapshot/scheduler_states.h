@@ -4,7 +4,8 @@
 // /proc/self/task/TID/stat. So the threads that wait, most of a program's, cost one system call a sample.
 // The stat files of up to kKept threads stay open and are read again from their start, which the kernel answers
 // with a fresh reading: opening the file was two thirds of a reading's cost and the largest part of the sampler's
-// own CPU time on busy threads. The bound keeps a program with many threads from running short of descriptors.
+// own CPU time on busy threads. The bound keeps a program with many threads from running short of descriptors, and a
+// descriptor whose number the program has taken over is never closed.
 // Contract: one thread at a time (the sampler's), never the thread asked about; no allocation, lock or log.
 #pragma once
 
@@ -42,7 +43,11 @@ class SchedulerStates {
   struct Kept {
     pid_t tid = 0;
     int fd = -1;
+    dev_t dev = 0;  // the file opened, told apart from whatever the program may have put at its number since
+    ino_t ino = 0;
   };
+  void let_go(Kept& k);
+
   // Direct-mapped by thread id: a thread whose slot is taken replaces the file kept there.
   std::array<Kept, kKept> kept_{};
   uint64_t files_opened_ = 0;

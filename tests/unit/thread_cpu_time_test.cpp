@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 #include <pthread.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -148,6 +150,40 @@ TEST(SchedulerStates, KeepsABoundedNumberOfFilesAndForgetsEndedThreads) {
     for (pid_t tid : tids) EXPECT_FALSE(states.state(tid).has_value()) << tid;
   }
   EXPECT_EQ(open_descriptors(), before);
+}
+
+// A program that closes the reader's descriptor and puts a file of its own at the number (dup2) keeps that file:
+// the reader, finding no state in it, opens the thread's file again and leaves the number alone.
+TEST(SchedulerStates, NeverClosesADescriptorThatIsNoLongerItsOwn) {
+  SpinThenBlock alive;
+  ASSERT_TRUE(alive.piped());
+  SchedulerStates states;
+  ASSERT_TRUE(states.state(alive.tid()).has_value());
+  // The reader's descriptor: the one open on the thread's stat file.
+  const std::string stat_file = "/task/" + std::to_string(alive.tid()) + "/stat";
+  int kept = -1;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) {
+    std::error_code error;
+    std::string target = std::filesystem::read_symlink(entry.path(), error).string();
+    if (!error && target.size() > stat_file.size() && target.ends_with(stat_file))
+      kept = std::stoi(entry.path().filename().string());
+  }
+  ASSERT_GE(kept, 0);
+  char program_file[] = "/tmp/umbra_scheduler_states_XXXXXX";
+  int program_fd = mkstemp(program_file);
+  ASSERT_GE(program_fd, 0);
+  ASSERT_EQ(write(program_fd, "no state here", 13), 13);
+  ASSERT_EQ(dup2(program_fd, kept), kept);  // the program takes the number over
+  struct stat taken{};
+  ASSERT_EQ(fstat(kept, &taken), 0);
+  EXPECT_TRUE(states.state(alive.tid()).has_value());  // from the thread's file, opened again
+  EXPECT_EQ(states.files_opened(), 2u);
+  struct stat still{};
+  ASSERT_EQ(fstat(kept, &still), 0) << "the program's descriptor was closed";
+  EXPECT_EQ(still.st_ino, taken.st_ino);
+  close(kept);
+  close(program_fd);
+  unlink(program_file);
 }
 
 // The state follows the thread's name, which may hold ") S (" itself.
