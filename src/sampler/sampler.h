@@ -36,6 +36,7 @@
 #include "sampler/sampler_stats.h"
 #include "sampler/signal_sampling.h"
 #include "sampler/stack_tick.h"
+#include "snapshot/scheduler_states.h"
 #include "threads/thread_registry.h"
 
 namespace umbra {

@@ -2,7 +2,6 @@
 
 #include <limits>
 
-
 namespace umbra {
 
 bool shadow_thread_on_cpu(ThreadShadow& shadow, SchedulerStates& states) {

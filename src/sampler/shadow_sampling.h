@@ -1,6 +1,6 @@
 // Shadow mode's samples: one per tick on each live thread's current shadow node. No suspension: a node's path is
 // immutable once published, so the current node is the thread's whole managed stack. A sample taken while its
-// thread is on a CPU counts as a CPU sample too (snapshot/thread_cpu_time.h: one clock read per thread, and a /proc
+// thread is on a CPU counts as a CPU sample too (snapshot/scheduler_states.h: one clock read per thread, and a /proc
 // read for each thread that has run since the last tick).
 // Contract: the sampler thread only; no allocation, lock or log.
 #pragma once

@@ -22,7 +22,8 @@ enum class MappingQuery {
 };
 
 // Holds /proc/self/maps open for as long as it lives. The sampler makes one for each address it asks about and
-// drops it at once, so no descriptor stays open while the program runs, where the program could see or close it.
+// drops it at once: queries are rare, so this descriptor does not stay open while the program runs, where the
+// program could see or close it.
 class MappingQueries {
  public:
   MappingQueries();

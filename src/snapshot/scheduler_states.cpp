@@ -1,5 +1,6 @@
 #include "snapshot/scheduler_states.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -23,20 +24,22 @@ std::optional<char> SchedulerStates::state(pid_t tid) {
   if (tid <= 0) return std::nullopt;
   Kept& k = kept_[size_t(tid) % kKept];
   if (k.tid == tid && k.fd >= 0) {
-    if (auto s = read_scheduler_state(k.fd)) return s;
+    if (auto s = read_scheduler_state(k.fd, tid)) return s;
     // The thread the file was opened for has ended; the id may belong to a new thread now.
   }
   let_go(k);
-  int fd = open_task_stat(tid);
-  if (fd < 0) return std::nullopt;
-  struct stat opened{};
-  if (::fstat(fd, &opened) != 0) {
-    ::close(fd);
-    return std::nullopt;
-  }
+  int opened_fd = open_task_stat(tid);
+  if (opened_fd < 0) return std::nullopt;
   ++files_opened_;
+  int fd = ::fcntl(opened_fd, F_DUPFD_CLOEXEC, kLowestKept);
+  ::close(opened_fd);
+  struct stat opened{};
+  if (fd < 0 || ::fstat(fd, &opened) != 0) {  // no number that high: read once, keep nothing
+    if (fd >= 0) ::close(fd);
+    return thread_scheduler_state(tid);
+  }
   k = Kept{tid, fd, opened.st_dev, opened.st_ino};
-  return read_scheduler_state(fd);
+  return read_scheduler_state(fd, tid);
 }
 
 bool SchedulerStates::on_cpu(pid_t tid, uint64_t last_cpu_ns, uint64_t now_cpu_ns) {

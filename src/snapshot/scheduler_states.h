@@ -4,8 +4,10 @@
 // /proc/self/task/TID/stat. So the threads that wait, most of a program's, cost one system call a sample.
 // The stat files of up to kKept threads stay open and are read again from their start, which the kernel answers
 // with a fresh reading: opening the file was two thirds of a reading's cost and the largest part of the sampler's
-// own CPU time on busy threads. The bound keeps a program with many threads from running short of descriptors, and a
-// descriptor whose number the program has taken over is never closed.
+// own CPU time on busy threads. The program can see these descriptors, so they are kept out of its way: at most
+// kKept, numbered from kLowestKept up (never the low numbers a program reopens itself, such as 0-2), closed only while
+// they still hold the file opened (a number the program took over is left alone), and read only while they hold the
+// thread's own file. A child forked without exec inherits them and never reads them; exec closes them.
 // Contract: one thread at a time (the sampler's), never the thread asked about; no allocation, lock or log.
 #pragma once
 
@@ -38,6 +40,7 @@ class SchedulerStates {
   uint64_t files_opened() const { return files_opened_; }
 
   static constexpr size_t kKept = 32;
+  static constexpr int kLowestKept = 100;
 
  private:
   struct Kept {

@@ -38,12 +38,15 @@ int open_task_stat(pid_t tid) {
   return ::open(path, O_RDONLY | O_CLOEXEC);
 }
 
-std::optional<char> read_scheduler_state(int stat_fd) {
+std::optional<char> read_scheduler_state(int stat_fd, pid_t tid) {
   // "tid (name) S ...": the name is at most 16 bytes, so the state is well inside the first 128.
   char stat[128];
   ssize_t n = ::pread(stat_fd, stat, sizeof stat - 1, 0);
   if (n <= 0) return std::nullopt;
   stat[n] = '\0';
+  char expected[24];
+  int prefix = std::snprintf(expected, sizeof expected, "%d (", int(tid));
+  if (prefix <= 0 || std::strncmp(stat, expected, size_t(prefix)) != 0) return std::nullopt;  // another file
   const char* name_end = std::strrchr(stat, ')');  // the name may hold ')' itself: the last one ends it
   if (name_end == nullptr || name_end[1] != ' ' || name_end[2] == '\0') return std::nullopt;
   return name_end[2];
@@ -52,7 +55,7 @@ std::optional<char> read_scheduler_state(int stat_fd) {
 std::optional<char> thread_scheduler_state(pid_t tid) {
   int fd = open_task_stat(tid);
   if (fd < 0) return std::nullopt;
-  std::optional<char> state = read_scheduler_state(fd);
+  std::optional<char> state = read_scheduler_state(fd, tid);
   ::close(fd);
   return state;
 }

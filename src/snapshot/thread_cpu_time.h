@@ -1,8 +1,7 @@
 // The CPU time a thread of this process has used, read from another thread: one clock_gettime on the thread's
 // CPU clock, which includes the time of a slice still running. The sampler compares two readings to learn that a
 // thread has not run in between, so its stack cannot have changed.
-// (Whether a thread is on a CPU: snapshot/scheduler_states.h.) Measured on 2 cores (AMD EPYC, busy with other
-// work): 0.3 us a clock read, 3.5-6 us a /proc read.
+// Whether a thread is on a CPU: snapshot/scheduler_states.h.
 // Contract: any thread but the one asked about; no allocation, lock or log (never in a signal handler).
 #pragma once
 
@@ -20,8 +19,9 @@ uint64_t current_thread_cpu_ns();
 // The scheduler's state letter of a thread of this process ('R', 'S', 'D', ...), or nothing if it cannot be read.
 std::optional<char> thread_scheduler_state(pid_t tid);
 // The same in two steps, for a caller that keeps the file: /proc/self/task/TID/stat opened (-1 if it cannot be),
-// then read from its start, a fresh reading each time (nothing once the thread has ended).
+// then read from its start, a fresh reading each time (nothing once the thread has ended, or if the descriptor no
+// longer holds `tid`'s file).
 int open_task_stat(pid_t tid);
-std::optional<char> read_scheduler_state(int stat_fd);
+std::optional<char> read_scheduler_state(int stat_fd, pid_t tid);
 
 }  // namespace umbra

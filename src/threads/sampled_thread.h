@@ -47,7 +47,7 @@ struct SampledThread {
   bool unchanged = false;            // this tick: not run since the last walk; its last sample is counted again
   NativeRunCache native_runs;        // native runs its walks unwound (stack_walk.h)
   // Sampler thread only: whether the thread was on a CPU at this tick's sample (read before the native-top signal,
-  // which wakes it; snapshot/thread_cpu_time.h).
+  // which wakes it; snapshot/scheduler_states.h).
   bool on_cpu = false;
   // Its CPU time as the sampler last read it (after the signal was answered, when one was sent, so that answering
   // does not count as running at the next tick): the report's CPU time of an ended thread. Atomic: a report may read

@@ -181,6 +181,17 @@ TEST(Sampled, BlockedThreadsNeverStallTheSamplerAndKeepTheirNativeFrames) {
   EXPECT_GE(double(samples_of(*sleep)), 0.9 * double(samples_of(*sleeping)))
       << samples_of(*sleep) << " of " << samples_of(*sleeping) << "; the sleeper's samples elsewhere:"
       << stacks_outside(*sleeper, "umbra_native_sleep");
+  // And none of them lost its managed frames: the first call, umbra_native_sleep(0), returns at once, so the
+  // native function without SleepInNative above it is a sleep's sample that lost them.
+  uint64_t without_caller = 0;
+  for_each_path(*sleeper, [&](const std::vector<const JsonValue*>& path) {
+    if (name_of(*path.back()) != "umbra_native_sleep") return;
+    for (const JsonValue* n : path)
+      if (name_of(*n) == P + "SleepInNative") return;
+    without_caller += samples_of(*path.back());
+  });
+  EXPECT_LE(without_caller, samples_of(*sleeping) / 20) << "the sleeper's samples outside SleepInNative:"
+                                                        << stacks_outside(*sleeper, P + "SleepInNative");
 
   // Meanwhile the main thread waits in Thread.Join, precompiled framework code whose native transition the walk
   // places a few bytes before the native call's return address: the runtime's wait frames must still show above it.

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -117,16 +118,23 @@ TEST(SchedulerStates, OnACpuWhileSpinningAndNotWhileBlocked) {
   EXPECT_EQ(unchanged, 7u);
 }
 
-size_t open_descriptors() {
-  size_t n = 0;
-  for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) ++n;
-  return n;
+// The descriptors of this process open on a thread's stat file, by number.
+std::vector<int> stat_descriptors(pid_t tid = 0) {
+  const std::string file = tid ? "/task/" + std::to_string(tid) + "/stat" : "/stat";
+  std::vector<int> fds;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) {
+    std::error_code error;
+    std::string target = std::filesystem::read_symlink(entry.path(), error).string();
+    if (!error && target.find("/task/") != std::string::npos && target.ends_with(file))
+      fds.push_back(std::stoi(entry.path().filename().string()));
+  }
+  return fds;
 }
 
-// Many threads asked about never hold more than kKept files, and the files go with the reader; a thread that has
-// ended has no state, even though its file was kept.
+// Many threads asked about never hold more than kKept files, numbered out of the program's way, and the files go
+// with the reader; a thread that has ended has no state, even though its file was kept.
 TEST(SchedulerStates, KeepsABoundedNumberOfFilesAndForgetsEndedThreads) {
-  const size_t before = open_descriptors();
+  const std::vector<int> before = stat_descriptors();  // of whatever else runs in this process
   constexpr size_t kThreads = SchedulerStates::kKept + 24;
   std::atomic<bool> release{false};
   std::atomic<size_t> started{0};
@@ -144,12 +152,16 @@ TEST(SchedulerStates, KeepsABoundedNumberOfFilesAndForgetsEndedThreads) {
     for (pid_t tid : tids) EXPECT_TRUE(states.state(tid).has_value()) << tid;
     EXPECT_GT(states.open_files(), 0u);
     EXPECT_LE(states.open_files(), SchedulerStates::kKept);
-    EXPECT_LE(open_descriptors(), before + SchedulerStates::kKept);
+    std::vector<int> kept;
+    for (pid_t tid : tids)
+      for (int fd : stat_descriptors(tid)) kept.push_back(fd);
+    EXPECT_EQ(kept.size(), states.open_files());
+    for (int fd : kept) EXPECT_GE(fd, SchedulerStates::kLowestKept);
     release = true;
     for (auto& t : threads) t.join();
     for (pid_t tid : tids) EXPECT_FALSE(states.state(tid).has_value()) << tid;
   }
-  EXPECT_EQ(open_descriptors(), before);
+  EXPECT_EQ(stat_descriptors(), before);
 }
 
 // A program that closes the reader's descriptor and puts a file of its own at the number (dup2) keeps that file:
@@ -159,31 +171,48 @@ TEST(SchedulerStates, NeverClosesADescriptorThatIsNoLongerItsOwn) {
   ASSERT_TRUE(alive.piped());
   SchedulerStates states;
   ASSERT_TRUE(states.state(alive.tid()).has_value());
-  // The reader's descriptor: the one open on the thread's stat file.
-  const std::string stat_file = "/task/" + std::to_string(alive.tid()) + "/stat";
-  int kept = -1;
-  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) {
-    std::error_code error;
-    std::string target = std::filesystem::read_symlink(entry.path(), error).string();
-    if (!error && target.size() > stat_file.size() && target.ends_with(stat_file))
-      kept = std::stoi(entry.path().filename().string());
-  }
-  ASSERT_GE(kept, 0);
+  const std::vector<int> kept = stat_descriptors(alive.tid());
+  ASSERT_EQ(kept.size(), 1u);
   char program_file[] = "/tmp/umbra_scheduler_states_XXXXXX";
   int program_fd = mkstemp(program_file);
   ASSERT_GE(program_fd, 0);
   ASSERT_EQ(write(program_fd, "no state here", 13), 13);
-  ASSERT_EQ(dup2(program_fd, kept), kept);  // the program takes the number over
+  ASSERT_EQ(dup2(program_fd, kept[0]), kept[0]);  // the program takes the number over
   struct stat taken{};
-  ASSERT_EQ(fstat(kept, &taken), 0);
+  ASSERT_EQ(fstat(kept[0], &taken), 0);
   EXPECT_TRUE(states.state(alive.tid()).has_value());  // from the thread's file, opened again
   EXPECT_EQ(states.files_opened(), 2u);
   struct stat still{};
-  ASSERT_EQ(fstat(kept, &still), 0) << "the program's descriptor was closed";
+  ASSERT_EQ(fstat(kept[0], &still), 0) << "the program's descriptor was closed";
   EXPECT_EQ(still.st_ino, taken.st_ino);
-  close(kept);
+  close(kept[0]);
   close(program_fd);
   unlink(program_file);
+}
+
+// A program that closes the reader's descriptor lets the number be reused, here by the reader itself for another
+// thread: the first thread's state is never read from the second thread's file.
+TEST(SchedulerStates, NeverReadsAnotherThreadsFileAtAKeptNumber) {
+  const pid_t asking = pid_t(syscall(SYS_gettid));  // running while it asks
+  // A thread whose id falls in another slot than the asking thread's (ids are given out in turn: two tries at most).
+  std::vector<std::unique_ptr<SpinThenBlock>> tried;
+  do tried.push_back(std::make_unique<SpinThenBlock>());
+  while (size_t(tried.back()->tid()) % SchedulerStates::kKept == size_t(asking) % SchedulerStates::kKept &&
+         tried.size() < 3);
+  SpinThenBlock& blocked = *tried.back();
+  ASSERT_TRUE(blocked.piped());
+  ASSERT_NE(size_t(asking) % SchedulerStates::kKept, size_t(blocked.tid()) % SchedulerStates::kKept);
+  blocked.stop_spinning();
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (thread_state(blocked.tid()) != 'S' && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+  SchedulerStates states;
+  EXPECT_EQ(states.state(blocked.tid()), 'S');
+  const std::vector<int> kept = stat_descriptors(blocked.tid());
+  ASSERT_EQ(kept.size(), 1u);
+  close(kept[0]);  // the program closes a descriptor it does not own
+  EXPECT_EQ(states.state(asking), 'R');
+  ASSERT_EQ(stat_descriptors(asking), kept);  // the number now holds the asking thread's file
+  EXPECT_EQ(states.state(blocked.tid()), 'S');
 }
 
 // The state follows the thread's name, which may hold ") S (" itself.
