@@ -21,7 +21,11 @@ std::chrono::milliseconds answer_wait(uint32_t interval_ms) {
 
 SignalSampling::SignalSampling(clr::ICorProfilerInfo10& info, ThreadRegistry& threads, SchedulerStates& states,
                                const ShadowPool* shadows, FunctionNames& names, bool whole_stacks)
-    : threads_(threads), states_(states), shadows_(shadows), whole_stacks_(whole_stacks || shadows == nullptr), methods_(info, names),
+    : threads_(threads),
+      states_(states),
+      shadows_(shadows),
+      whole_stacks_(whole_stacks || shadows == nullptr),
+      methods_(info, names),
       names_(names) {
   leaf_first_.reserve(NativeCapture::kMaxFrames);
   root_first_.reserve(NativeCapture::kMaxFrames);
