@@ -32,12 +32,14 @@ std::optional<char> SchedulerStates::state(pid_t tid) {
   if (opened_fd < 0) return std::nullopt;
   ++files_opened_;
   int fd = ::fcntl(opened_fd, F_DUPFD_CLOEXEC, kLowestKept);
-  ::close(opened_fd);
   struct stat opened{};
-  if (fd < 0 || ::fstat(fd, &opened) != 0) {  // no number that high: read once, keep nothing
+  if (fd < 0 || ::fstat(fd, &opened) != 0) {  // no number that high: read what was opened, keep nothing
     if (fd >= 0) ::close(fd);
-    return thread_scheduler_state(tid);
+    std::optional<char> s = read_scheduler_state(opened_fd, tid);
+    ::close(opened_fd);
+    return s;
   }
+  ::close(opened_fd);
   k = Kept{tid, fd, opened.st_dev, opened.st_ino};
   return read_scheduler_state(fd, tid);
 }

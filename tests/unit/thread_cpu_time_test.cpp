@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <pthread.h>
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -162,6 +163,23 @@ TEST(SchedulerStates, KeepsABoundedNumberOfFilesAndForgetsEndedThreads) {
     for (pid_t tid : tids) EXPECT_FALSE(states.state(tid).has_value()) << tid;
   }
   EXPECT_EQ(stat_descriptors(), before);
+}
+
+// A process whose descriptors may not reach kLowestKept still gets its threads' states, from files not kept.
+TEST(SchedulerStates, ReadsWithoutKeepingWhereNoHighNumberIsAllowed) {
+  rlimit limit{};
+  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &limit), 0);
+  rlimit low = limit;
+  low.rlim_cur = SchedulerStates::kLowestKept / 2;
+  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &low), 0);
+  SchedulerStates states;
+  const pid_t self = pid_t(syscall(SYS_gettid));
+  std::optional<char> state = states.state(self);
+  const size_t kept = states.open_files();
+  setrlimit(RLIMIT_NOFILE, &limit);
+  EXPECT_EQ(state, 'R');  // the thread asking runs
+  EXPECT_EQ(kept, 0u);
+  EXPECT_TRUE(stat_descriptors(self).empty());
 }
 
 // A program that closes the reader's descriptor and puts a file of its own at the number (dup2) keeps that file:
