@@ -147,8 +147,7 @@ TEST(Sampled, ThreadChurnAtOneMillisecond) {
 std::string stacks_outside(const JsonValue& thread, const std::string& name) {
   std::string out;
   for_each_path(thread, [&](const std::vector<const JsonValue*>& path) {
-    uint64_t self = samples_of(*path.back());
-    for (const auto& c : children_of(*path.back())) self -= samples_of(c);
+    const uint64_t self = path.back()->find("self_samples")->as_uint();
     if (self == 0) return;
     for (const JsonValue* n : path)
       if (name_of(*n) == name) return;
