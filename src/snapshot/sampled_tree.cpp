@@ -6,11 +6,10 @@ namespace umbra {
 
 uint32_t SampledTree::add(const SampleFrame* root_first, size_t count, bool on_cpu) {
   size_t same = 0;
-  const size_t comparable = std::min(count, last_frames_.size());
-  while (same < comparable && last_frames_[same] == root_first[same]) ++same;
-  uint32_t at = same > 0 ? last_nodes_[same - 1] : 0;
-  last_frames_.resize(same);
-  last_nodes_.resize(same);
+  const size_t comparable = std::min(count, last_path_.size());
+  while (same < comparable && nodes_[last_path_[same]].frame == root_first[same]) ++same;
+  uint32_t at = same > 0 ? last_path_[same - 1] : 0;
+  last_path_.resize(same);
   for (size_t i = same; i < count; ++i) {
     Key key{at, root_first[i]};
     auto [it, inserted] = index_.try_emplace(key, uint32_t(nodes_.size()));  // allocates only when new
@@ -22,8 +21,7 @@ uint32_t SampledTree::add(const SampleFrame* root_first, size_t count, bool on_c
       nodes_[at].children.push_back(it->second);
     }
     at = it->second;
-    last_frames_.push_back(root_first[i]);
-    last_nodes_.push_back(at);
+    last_path_.push_back(at);
   }
   add_again(at, on_cpu);
   return at;

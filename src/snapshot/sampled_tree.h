@@ -59,11 +59,10 @@ class SampledTree {
   };
   std::vector<Node> nodes_;
   std::unordered_map<Key, uint32_t, KeyHash> index_;
-  // The last sample's path, its frames and their nodes: a thread's next stack mostly shares its outer frames, which
-  // are then found by comparing frames rather than by a lookup each (deep server stacks made the lookups most of
-  // the sampler's tree work).
-  std::vector<SampleFrame> last_frames_;
-  std::vector<uint32_t> last_nodes_;
+  // The last sample's path, root first (its nodes; their frames are the stack's): a thread's next stack mostly
+  // shares its outer frames, which are then found by comparing frames rather than by a lookup each (deep server
+  // stacks made the lookups most of the sampler's tree work).
+  std::vector<uint32_t> last_path_;
   uint64_t samples_ = 0;
   uint64_t cpu_samples_ = 0;
 };
