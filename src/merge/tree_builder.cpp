@@ -1,12 +1,16 @@
 #include "merge/tree_builder.h"
 
 #include <cmath>
+#include <deque>
+#include <optional>
 #include <string>
 
 #include "merge/sampled_tree_builder.h"
 
 namespace umbra {
 namespace {
+
+struct Sharing;
 
 struct Lookups {
   FrameNamer& names;
@@ -15,7 +19,15 @@ struct Lookups {
   const SpliceLookup& splices;
   const AboveLookup& above;
   PeriodCounts::Lens* lens;
-  uint64_t calls = 0;  // of every node converted: merges keep the sum
+  Sharing* sharing = nullptr;  // null: this thread converts the whole tree
+  unsigned worker = 0;         // SharedWork's number of the thread these lookups belong to
+  uint64_t calls = 0;          // of every node converted: merges keep the sum
+};
+
+// The workers converting one tree together, each with lookups of its own (FrameNamer is not shared).
+struct Sharing {
+  SharedWork& work;
+  std::deque<Lookups> by_worker;
 };
 
 void add_sampled_above(const CallNode& node, Lookups& l, SiblingMerger& children) {
@@ -26,8 +38,53 @@ void add_sampled_above(const CallNode& node, Lookups& l, SiblingMerger& children
 }
 
 ReportNode convert(const CallNode& node, Lookups& l);
+ReportNode convert_with_splice(const CallNode& node, Lookups& l);
+void convert_siblings(const CallNode* first, size_t count, Lookups& l, SiblingMerger& merger);
 
-// `node` as it goes under its parent: behind the frames a snapshot found between them, if any.
+// The later siblings of a node, converted by whichever worker takes them.
+class SiblingsPiece : public SharedWork::Piece {
+ public:
+  SiblingsPiece(Sharing& sharing, const CallNode* first, size_t count)
+      : sharing_(sharing), first_(first), count_(count) {}
+  void run(unsigned worker) override {
+    Lookups& l = sharing_.by_worker[worker];
+    uint64_t before = l.calls;  // the worker may be in the middle of a part of its own
+    converted.reserve(count_);
+    SiblingMerger merger(converted);
+    convert_siblings(first_, count_, l, merger);
+    calls = l.calls - before;
+    l.calls = before;
+  }
+  std::vector<ReportNode> converted;
+  uint64_t calls = 0;
+
+ private:
+  Sharing& sharing_;
+  const CallNode* first_;
+  size_t count_;
+};
+
+// Converts `count` siblings from `first` on into `merger`, in their order. Whenever another worker is idle, the
+// later half of those left goes to it; the tree is the same whoever converts what (merges add counts, in sibling
+// order).
+void convert_siblings(const CallNode* first, size_t count, Lookups& l, SiblingMerger& merger) {
+  for (const CallNode* child = first; count > 0; child = child->next_sibling, --count) {
+    if (l.sharing && count >= 2 && l.sharing->work.wanted()) {
+      size_t kept = count / 2;
+      const CallNode* rest = child;
+      for (size_t i = 0; i < kept; ++i) rest = rest->next_sibling;
+      SiblingsPiece piece(*l.sharing, rest, count - kept);
+      l.sharing->work.offer(piece);
+      convert_siblings(child, kept, l, merger);
+      l.sharing->work.complete(piece, l.worker);
+      l.calls += piece.calls;
+      for (ReportNode& node : piece.converted) merger.add(std::move(node));
+      return;
+    }
+    if (!l.lens || l.lens->includes(child)) merger.add(convert_with_splice(*child, l));
+  }
+}
+
 ReportNode convert_with_splice(const CallNode& node, Lookups& l) {
   ReportNode converted = convert(node, l);
   const std::vector<SampleFrame>* run = l.splices ? l.splices(&node) : nullptr;
@@ -69,8 +126,7 @@ ReportNode convert(const CallNode& node, Lookups& l) {
   for (const CallNode* child = first; child; child = child->next_sibling) ++count;
   out.children.reserve(count);
   SiblingMerger children(out.children);
-  for (const CallNode* child = first; child; child = child->next_sibling)
-    if (!l.lens || l.lens->includes(child)) children.add(convert_with_splice(*child, l));
+  convert_siblings(first, count, l, children);
   add_sampled_above(node, l, children);
   finish_node(out);  // its children are finished: the tree needs no second walk
   return out;
@@ -119,15 +175,29 @@ const ReportFrame* FrameNamer::of(const SampleFrame& frame) {
 std::vector<ReportNode> build_roots(const CallNode& root, const NameLookup& names, double ns_per_tick,
                                     const OpenTicks& open, const SpliceLookup& splices,
                                     const NativeLookup& native, const AboveLookup& above, PeriodCounts::Lens* lens,
-                                    uint64_t* calls) {
-  FrameNamer namer(names, native);
-  Lookups l{namer, ns_per_tick, open, splices, above, lens};
+                                    uint64_t* calls, SharedWork* work) {
+  // Every worker's namer answers from its own cache; misses meet in the name lookups, which lock.
+  std::deque<FrameNamer> namers;
+  namers.emplace_back(names, native);
+  Lookups l{namers.front(), ns_per_tick, open, splices, above, lens};
+  std::optional<Sharing> sharing;
+  if (work && work->helpers() > 0 && !lens) {  // a lens counts what it reads: one reader
+    sharing.emplace(Sharing{*work, {}});
+    for (unsigned worker = 0; worker <= work->helpers(); ++worker) {
+      if (worker > 0) namers.emplace_back(names, native);
+      sharing->by_worker.push_back(Lookups{namers.back(), ns_per_tick, open, splices, above, nullptr, &*sharing,
+                                           worker});
+    }
+  }
+  Lookups& mine = sharing ? sharing->by_worker.front() : l;
   std::vector<ReportNode> roots;
   SiblingMerger merger(roots);
-  for (const CallNode* child = root.first_child_acquire(); child; child = child->next_sibling)
-    if (!lens || lens->includes(child)) merger.add(convert_with_splice(*child, l));
-  add_sampled_above(root, l, merger);
-  if (calls) *calls = l.calls;
+  const CallNode* first = root.first_child_acquire();
+  size_t count = 0;
+  for (const CallNode* child = first; child; child = child->next_sibling) ++count;
+  convert_siblings(first, count, mine, merger);
+  add_sampled_above(root, mine, merger);
+  if (calls) *calls = mine.calls;
   return roots;
 }
 

@@ -16,6 +16,7 @@
 #include "snapshot/sampled_tree.h"
 #include "report/report.h"
 #include "report/report_tree.h"
+#include "util/shared_work.h"
 
 namespace umbra {
 
@@ -56,10 +57,13 @@ class FrameNamer {
 // sampled above a node become its children (a root's, roots), beside its hooked callees. With `lens`, every count
 // is read through it (a period's report: merge/period_counts.h); nodes it leaves out are not in the tree. Every
 // node comes finished (report/report_tree.h: finish_node). With `calls`, the sum of every node's calls is stored
-// there (ReportThread::calls): counted here, it needs no walk of the tree later.
+// there (ReportThread::calls): counted here, it needs no walk of the tree later. With `work` (and no lens), its
+// helpers convert parts of the tree beside the caller: `names`, `native`, `splices`, `above` and intern_frame are
+// then called from several threads at once, and the tree is the same as the caller's alone.
 std::vector<ReportNode> build_roots(const CallNode& root, const NameLookup& names, double ns_per_tick,
                                     const OpenTicks& open, const SpliceLookup& splices = nullptr,
                                     const NativeLookup& native = nullptr, const AboveLookup& above = nullptr,
-                                    PeriodCounts::Lens* lens = nullptr, uint64_t* calls = nullptr);
+                                    PeriodCounts::Lens* lens = nullptr, uint64_t* calls = nullptr,
+                                    SharedWork* work = nullptr);
 
 }  // namespace umbra

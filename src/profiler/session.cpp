@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -21,6 +22,7 @@
 #include "report/text_writer.h"
 #include "util/large_stack.h"
 #include "util/pointer_filter.h"
+#include "util/shared_work.h"
 #include "util/version.h"
 
 namespace umbra {
@@ -28,6 +30,11 @@ namespace {
 
 // How long the program's end waits for pushes still queued or in flight (PyroscopePusher::finish).
 constexpr auto kPushWaitAtEnd = std::chrono::seconds(3);
+
+// Below this many nodes the report's tree takes milliseconds: no helper threads are started for it.
+constexpr uint64_t kNodesWorthSharing = 100'000;
+// Converting waits on memory more than it computes; more helpers than this were never measured.
+constexpr unsigned kMostReportHelpers = 3;
 
 int64_t realtime_ns() {
   timespec ts{};
@@ -350,6 +357,11 @@ void Session::add_shadow_threads(Report& report, PeriodCounts::Lens* lens) {
   std::sort(threads.begin(), threads.end(), [&](const auto& a, const auto& b) {
     return claim_order[a.record->shadow] > claim_order[b.record->shadow];
   });
+  // A large tree (a test suite's: millions of nodes, seconds at exit) is converted by the idle CPUs together.
+  uint64_t nodes = 0;
+  for (const ThreadRegistry::Snapshot& entry : threads) nodes += entry.record->shadow->node_count();
+  std::optional<SharedWork> work;
+  if (!lens && nodes >= kNodesWorthSharing) work.emplace(SharedWork::useful_helpers(kMostReportHelpers));
   for (const ThreadRegistry::Snapshot& entry : threads) {
     ThreadShadow& shadow = *entry.record->shadow;
     if (lens && !lens->includes_thread(&shadow)) continue;
@@ -368,7 +380,8 @@ void Session::add_shadow_threads(Report& report, PeriodCounts::Lens* lens) {
     if (lens) counts = lens->thread(&shadow, counts);
     thread.cpu_ns = counts.cpu_ns;
     uint64_t calls = 0;
-    thread.roots = build_roots(shadow.root(), lookup, ns_per_tick, open, splice_of, native, above, lens, &calls);
+    thread.roots = build_roots(shadow.root(), lookup, ns_per_tick, open, splice_of, native, above, lens, &calls,
+                               work ? &*work : nullptr);
     thread.calls = calls;  // samples merged in below add no calls
     // Focused shadow mode: the samples taken while no hooked method was on the thread's stack.
     if (const SampledTree& sampled = entry.record->sampled.tree; sampled.samples() > 0) {
@@ -378,6 +391,9 @@ void Session::add_shadow_threads(Report& report, PeriodCounts::Lens* lens) {
     if (!thread.roots.empty()) report.threads.push_back(std::move(thread));
   }
   for (const ThreadRegistry::Snapshot& entry : unhooked_threads) report.threads.push_back(sampled_thread(entry, lens));
+  if (work)
+    log::info("report: {} nodes converted by {} threads, {} parts handed over", nodes, work->helpers() + 1,
+              work->shared());
 }
 
 void Session::print_verify_summary() {

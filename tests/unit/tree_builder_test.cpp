@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
 #include <set>
 #include <string>
 
@@ -156,6 +157,76 @@ TEST(TreeBuilder, NodesComeFinishedThroughMergesSplicesAndSamplesAbove) {
   finish_totals(recomputed);
   expect_same_totals(roots[0], recomputed);
   EXPECT_GT(roots[0].samples, roots[0].self_samples);
+}
+
+
+// Every field of every node, in order: two trees that print the same are the same.
+void describe(const ReportNode& node, std::string& out) {
+  out += node.name() + "|" + node.kind() + "|" + std::to_string(node.calls.value_or(~0ull)) + "|" +
+         std::to_string(node.total_ns.value_or(~0ull)) + "|" + std::to_string(node.self_ns.value_or(~0ull)) + "|" +
+         std::to_string(node.samples) + "|" + std::to_string(node.self_samples) + "|" +
+         std::to_string(node.cpu_samples) + "|" + std::to_string(node.tail_entries) + "(";
+  for (const ReportNode& child : node.children) describe(child, out);
+  out += ")";
+}
+
+// Converted by several threads, the tree is the one a single thread makes: every sibling in its place, merges
+// (ids sharing a name) summed in the same order, splices, samples above hooks and open frames where they were.
+TEST(TreeBuilder, HelpersConvertTheSameTreeAsOneThread) {
+  ThreadShadow s(small_limits(64, size_t(64) << 20));
+  std::mt19937_64 random(7);
+  uint64_t t = 0;
+  std::vector<clr::FunctionID> stack;
+  std::vector<const CallNode*> some_nodes;
+  while (s.node_count() < 60'000) {
+    size_t depth = 1 + random() % 24;
+    clr::FunctionID f = 1;
+    for (size_t d = 0; d < depth; ++d) {
+      f = 10 + (f * 31 + random() % (d < 3 ? 3 : 40)) % 3'000;
+      s.enter(f, t += 3);
+      stack.push_back(f);
+    }
+    if (random() % 16 == 0) some_nodes.push_back(s.current_node());
+    while (!stack.empty()) {
+      s.leave(stack.back(), t += 5);
+      stack.pop_back();
+    }
+  }
+  for (size_t d = 0; d < 12; ++d) s.enter(10 + d, t += 1);  // open frames
+  OpenTicks open;
+  s.for_each_open_frame(t + 50, [&](const CallNode* n, uint64_t ticks) { open[n] += ticks; });
+  std::set<const CallNode*> spliced(some_nodes.begin(), some_nodes.begin() + some_nodes.size() / 2);
+  std::set<const CallNode*> sampled_above(some_nodes.begin() + some_nodes.size() / 2, some_nodes.end());
+  std::vector<SampleFrame> splice = {{0x7000, true}, {0x7100, true}};
+  SpliceLookup splices = [&](const CallNode* node) { return spliced.count(node) ? &splice : nullptr; };
+  SampledTree above_tree;
+  SampleFrame above_stack[] = {{0x8000, true}, {0x8100, true}};
+  above_tree.add(above_stack, 2, true);
+  AboveLookup above = [&](const CallNode* node) { return sampled_above.count(node) ? &above_tree : nullptr; };
+  NativeLookup native = [](uintptr_t ip) { return NativeSymbol{"native_" + std::to_string(ip), "libnative.so"}; };
+  // Ids a few apart share a name, as generic instantiations do: siblings merge across the halves workers take.
+  NameLookup names = [](clr::FunctionID f) { return FunctionName{"App.M" + std::to_string(f / 4), "App.dll"}; };
+
+  uint64_t alone_calls = 0;
+  std::string alone;
+  for (const ReportNode& root : build_roots(s.root(), names, 1.5, open, splices, native, above, nullptr, &alone_calls))
+    describe(root, alone);
+  ASSERT_GT(some_nodes.size(), 100u);
+  EXPECT_EQ(alone_calls, testing::sum_calls(s.root()));
+  for (unsigned helpers : {1u, 3u}) {
+    SharedWork work(helpers);
+    ASSERT_EQ(work.helpers(), helpers);
+    for (int round = 0; round < 3; ++round) {
+      uint64_t calls = 0;
+      std::string shared;
+      for (const ReportNode& root :
+           build_roots(s.root(), names, 1.5, open, splices, native, above, nullptr, &calls, &work))
+        describe(root, shared);
+      EXPECT_EQ(calls, alone_calls);
+      EXPECT_TRUE(shared == alone) << helpers << " helpers, round " << round << ": the trees differ";
+    }
+    EXPECT_GT(work.shared(), 0u) << "no piece of the tree went to a helper: nothing above was compared";
+  }
 }
 
 }  // namespace
