@@ -262,7 +262,7 @@ std::string Session::release_signal_handlers() {
   return sampler_ ? sampler_->release_native_tops(std::chrono::seconds(2)) : "";
 }
 
-Report Session::build_report(const char* trigger, PeriodCounts::Lens* lens) {
+Report Session::build_report(const char* trigger, PeriodCounts::Lens* lens, SharedWork* work) {
   Report report;
   report.mode = mode_name(config_.mode);
   report.pid = getpid();
@@ -273,7 +273,7 @@ Report Session::build_report(const char* trigger, PeriodCounts::Lens* lens) {
   report.runtime_frames = config_.runtime_frames;
   report.duration_ns = monotonic_ns() - clock_.start_ns();
   if (config_.mode == Mode::kSampled) add_sampled_threads(report, lens);
-  else add_shadow_threads(report, lens);
+  else add_shadow_threads(report, lens, work);
   report.stats = report_stats(trigger, report.threads.size());
   return report;
 }
@@ -309,7 +309,7 @@ void Session::add_sampled_threads(Report& report, PeriodCounts::Lens* lens) {
                    [](const ReportThread& a, const ReportThread& b) { return a.os_tid < b.os_tid; });
 }
 
-void Session::add_shadow_threads(Report& report, PeriodCounts::Lens* lens) {
+void Session::add_shadow_threads(Report& report, PeriodCounts::Lens* lens, SharedWork* work) {
   uint64_t now = read_ticks();
   double ns_per_tick = clock_.ns_per_tick();
   NameLookup lookup = [this](clr::FunctionID f) { return names_.lookup(f); };
@@ -357,11 +357,6 @@ void Session::add_shadow_threads(Report& report, PeriodCounts::Lens* lens) {
   std::sort(threads.begin(), threads.end(), [&](const auto& a, const auto& b) {
     return claim_order[a.record->shadow] > claim_order[b.record->shadow];
   });
-  // A large tree (a test suite's: millions of nodes, seconds at exit) is converted by the idle CPUs together.
-  uint64_t nodes = 0;
-  for (const ThreadRegistry::Snapshot& entry : threads) nodes += entry.record->shadow->node_count();
-  std::optional<SharedWork> work;
-  if (!lens && nodes >= kNodesWorthSharing) work.emplace(SharedWork::useful_helpers(kMostReportHelpers));
   for (const ThreadRegistry::Snapshot& entry : threads) {
     ThreadShadow& shadow = *entry.record->shadow;
     if (lens && !lens->includes_thread(&shadow)) continue;
@@ -381,7 +376,7 @@ void Session::add_shadow_threads(Report& report, PeriodCounts::Lens* lens) {
     thread.cpu_ns = counts.cpu_ns;
     uint64_t calls = 0;
     thread.roots = build_roots(shadow.root(), lookup, ns_per_tick, open, splice_of, native, above, lens, &calls,
-                               work ? &*work : nullptr);
+                               work);
     thread.calls = calls;  // samples merged in below add no calls
     // Focused shadow mode: the samples taken while no hooked method was on the thread's stack.
     if (const SampledTree& sampled = entry.record->sampled.tree; sampled.samples() > 0) {
@@ -391,9 +386,14 @@ void Session::add_shadow_threads(Report& report, PeriodCounts::Lens* lens) {
     if (!thread.roots.empty()) report.threads.push_back(std::move(thread));
   }
   for (const ThreadRegistry::Snapshot& entry : unhooked_threads) report.threads.push_back(sampled_thread(entry, lens));
-  if (work)
-    log::info("report: {} nodes converted by {} threads, {} parts handed over", nodes, work->helpers() + 1,
-              work->shared());
+}
+
+unsigned Session::report_helpers_wanted() {
+  // A large tree (a test suite's: millions of nodes, seconds at exit) is converted and written by the idle CPUs
+  // together.
+  uint64_t nodes = 0;
+  pool_.for_each_claimed([&](ThreadShadow& shadow) { nodes += shadow.node_count(); });
+  return nodes >= kNodesWorthSharing ? SharedWork::useful_helpers(kMostReportHelpers) : 0;
 }
 
 void Session::print_verify_summary() {
@@ -488,13 +488,20 @@ void Session::finish(const char* trigger, bool runtime_usable, bool provisional)
       if (provisional) pusher_->drain(std::chrono::steady_clock::now() + wait);
       else pusher_->finish(std::chrono::steady_clock::now() + wait);
     }
-    Report report = build_report(trigger, as_last_read ? &*as_last_read : nullptr);
+    std::optional<SharedWork> helpers;
+    if (unsigned wanted = report_helpers_wanted()) helpers.emplace(wanted);
+    SharedWork* work = helpers ? &*helpers : nullptr;
+    Report report = build_report(trigger, as_last_read ? &*as_last_read : nullptr, work);
     if (pusher_) report.stats.push = pusher_->stats();
     uint64_t built_ns = monotonic_ns();
-    OutputRequest request{config_.output_prefix, config_.formats, config_.min_percent, report.pid, {}};
+    OutputRequest request{config_.output_prefix, config_.formats, config_.min_percent, report.pid, {}, work};
     auto written = write_report_files(report, request, [](const std::string& line) { log::always(line); });
     log::info("report ({}): the tree built in {} ms, the files written in {} ms", trigger,
               (built_ns - started_ns) / 1000000, (monotonic_ns() - built_ns) / 1000000);
+    if (helpers)
+      log::info("report: {} threads made it, {} parts handed from one to another", helpers->helpers() + 1,
+                helpers->shared());
+    helpers.reset();
     log::always(summary_line(report, written));
     if (as_last_read) log::always(periods_line(periods_written_, report.stats.push));
     if (config_.verify && config_.mode == Mode::kShadow) print_verify_summary();

@@ -23,6 +23,7 @@
 #include "snapshot/native_symbols.h"
 #include "sampler/sampler.h"
 #include "threads/thread_registry.h"
+#include "util/shared_work.h"
 
 namespace umbra {
 
@@ -68,8 +69,11 @@ class Session {
  private:
   // With `lens`, counts are read through it (merge/period_counts.h): a period's, or the whole run's as the last
   // period read it.
-  Report build_report(const char* trigger, PeriodCounts::Lens* lens = nullptr);
-  void add_shadow_threads(Report& report, PeriodCounts::Lens* lens);
+  // With `work`, its helpers convert parts of large trees (without a lens only).
+  Report build_report(const char* trigger, PeriodCounts::Lens* lens = nullptr, SharedWork* work = nullptr);
+  void add_shadow_threads(Report& report, PeriodCounts::Lens* lens, SharedWork* work);
+  // Helper threads worth starting for the report at exit: none unless its trees are large enough to share.
+  unsigned report_helpers_wanted();
   void add_sampled_threads(Report& report, PeriodCounts::Lens* lens);
   ReportThread sampled_thread(const ThreadRegistry::Snapshot& entry, PeriodCounts::Lens* lens);
   // Under report_mutex_, on a large stack: builds, writes and pushes the period that ends now.

@@ -3,7 +3,9 @@
 #include <array>
 #include <charconv>
 #include <cstring>
+#include <deque>
 #include <iterator>
+#include <list>
 #include <optional>
 #include <string>
 #include <vector>
@@ -58,11 +60,48 @@ void append_frames(std::string& out, const Frames& frames) {
   out += "]";
 }
 
-// A node and its subtree in pre-order, kNodeFields numbers per node. Deep trees: callers run on a large stack.
-// Each node's numbers are formatted into a buffer and appended at once: a report has millions of nodes, and
-// appending each number and comma to the string on its own took most of the writing's time.
-void append_nodes(std::string& out, const ReportNode& node, Frames& frames, bool& first) {
-  const std::optional<uint64_t> fields[] = {frames.index_of(node.frame), node.children.size(), node.calls,
+// Writes nodes, each as its kNodeFields numbers, its subtree after it (pre-order). With `work`, idle workers write
+// later siblings' subtrees into texts of their own, put in place: the same text whoever wrote what.
+struct NodeWriter {
+  NodeWriter(const Frames& frames, SharedWork* work) : frames(frames), work(work), recent(workers()) {}
+  unsigned workers() const { return work ? work->helpers() + 1 : 1; }
+  const Frames& frames;  // every frame numbered already
+  SharedWork* work;
+  std::deque<Frames::Recent> recent;  // one per worker
+};
+
+// Text in chunks, in order: a piece's text goes in without its bytes being copied (pieces nest: a helper's piece
+// holds the pieces it handed on, and copying each into the one around it copied the deepest text again and again).
+struct Chunks {
+  std::list<std::string> list = std::list<std::string>(1);
+  std::string& tail() { return list.back(); }
+  void splice(Chunks& other) {
+    list.splice(list.end(), other.list);
+    list.emplace_back();
+  }
+};
+
+void append_subtrees(Chunks& out, const ReportNode* nodes, size_t count, NodeWriter& writer, unsigned worker);
+
+class SubtreesPiece : public SharedWork::Piece {
+ public:
+  SubtreesPiece(NodeWriter& writer, const ReportNode* nodes, size_t count)
+      : writer_(writer), nodes_(nodes), count_(count) {}
+  void run(unsigned worker) override { append_subtrees(text, nodes_, count_, writer_, worker); }
+  Chunks text;
+
+ private:
+  NodeWriter& writer_;
+  const ReportNode* nodes_;
+  size_t count_;
+};
+
+// Deep trees: callers run on a large stack. Each node's numbers are formatted into a buffer and appended at once:
+// a report has millions of nodes, and appending each number and comma to the string on its own took most of the
+// writing's time.
+void append_node(Chunks& out, const ReportNode& node, NodeWriter& writer, unsigned worker, bool first) {
+  const std::optional<uint64_t> fields[] = {writer.frames.numbered(node.frame, writer.recent[worker]),
+                                            node.children.size(), node.calls,
                                             node.samples,           node.self_samples,   node.total_ns,
                                             node.self_ns,           node.tail_entries,   node.cpu_samples,
                                             node.self_cpu_samples};
@@ -74,8 +113,23 @@ void append_nodes(std::string& out, const ReportNode& node, Frames& frames, bool
     first = false;
     at = write_optional(at, field);
   }
-  out.append(buffer, at);
-  for (const ReportNode& child : node.children) append_nodes(out, child, frames, first);
+  out.tail().append(buffer, at);
+  append_subtrees(out, node.children.data(), node.children.size(), writer, worker);
+}
+
+void append_subtrees(Chunks& out, const ReportNode* nodes, size_t count, NodeWriter& writer, unsigned worker) {
+  for (size_t i = 0; i < count; ++i) {
+    if (writer.work && count - i >= 2 && writer.work->wanted()) {
+      size_t kept = (count - i) / 2;
+      SubtreesPiece piece(writer, nodes + i + kept, count - i - kept);
+      writer.work->offer(piece);
+      append_subtrees(out, nodes + i, kept, writer, worker);
+      writer.work->complete(piece, worker);
+      out.splice(piece.text);
+      return;
+    }
+    append_node(out, nodes[i], writer, worker, false);
+  }
 }
 
 // Gives each frame its index, in the order append_nodes meets them; returns the number of nodes. Iterative: trees
@@ -99,7 +153,7 @@ constexpr size_t kBytesPerNode = 28;
 
 }  // namespace
 
-std::string report_to_json(const Report& report) {
+std::string report_to_json(const Report& report, SharedWork* work) {
   // The frames come before the threads in the file: number them first, in the order the nodes are written, so
   // that the whole report is written once into one string of about the right size.
   Frames frames;
@@ -133,6 +187,7 @@ std::string report_to_json(const Report& report) {
     if (i) out += ',';
     append_json_string(out, kNodeFields[i]);
   }
+  NodeWriter writer(frames, work);
   out += "],\n\"frames\":";
   append_frames(out, frames);
   out += ",\n\"threads\":[";
@@ -156,8 +211,14 @@ std::string report_to_json(const Report& report) {
     append_optional(out, thread.cpu_ns);
     if (thread.sampled_by_snapshot) out += ",\"sampled_by_snapshot\":true";
     out += ",\"nodes\":[";
-    bool first = true;
-    for (const ReportNode& root : thread.roots) append_nodes(out, root, frames, first);
+    if (!thread.roots.empty()) {
+      Chunks nodes;
+      nodes.tail() = std::move(out);  // without helpers, the only chunk
+      append_node(nodes, thread.roots.front(), writer, 0, true);
+      append_subtrees(nodes, thread.roots.data() + 1, thread.roots.size() - 1, writer, 0);
+      out = std::move(nodes.list.front());
+      for (auto chunk = std::next(nodes.list.begin()); chunk != nodes.list.end(); ++chunk) out += *chunk;
+    }
     out += "]}";
   }
   out += "],\n\"stats\":";

@@ -5,9 +5,11 @@
 #include <string>
 
 #include "report/report.h"
+#include "util/shared_work.h"
 
 namespace umbra {
 
-std::string report_to_json(const Report& report);
+// With `work`, its helpers write parts of large trees beside the caller (the same text).
+std::string report_to_json(const Report& report, SharedWork* work = nullptr);
 
 }  // namespace umbra

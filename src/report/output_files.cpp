@@ -48,7 +48,7 @@ std::string format_extension(const std::string& format) {
 std::string render_format(const Report& report, const std::string& format, const OutputRequest& request,
                           std::string* cut) {
   if (cut) cut->clear();
-  if (format == "json") return report_to_json(report);
+  if (format == "json") return report_to_json(report, request.work);
   if (format == "text") return report_to_text(report, request.min_percent);
   if (format == "html") return report_to_html(report);
   StackCuts cuts;
@@ -81,18 +81,12 @@ std::vector<std::string> write_report_files(Report& report, const OutputRequest&
     if (format == "json") formats.push_back(format);
   for (const auto& format : request.formats)
     if (format != "json") formats.push_back(format);
-  bool folded = false;
-  for (const auto& format : formats) {
-    if (format != "json" && !folded && report.runtime_frames == RuntimeFrames::kFold) {
-      fold_runtime_frames(report);
-      folded = true;
-    }
-    std::string cut;
-    std::string content = render_format(report, format, request, &cut);
+  // Writes `content` to the format's file, or to the fallback directory; says what went wrong.
+  auto finish = [&](const std::string& format, const std::string& content, bool wrote, const std::string& error,
+                    const std::string& cut) {
     std::string path = request.prefix + format_extension(format);
-    std::string error;
     std::string fallback_error;
-    if (replace_file(path, content, mode, error)) {
+    if (wrote) {
       written.push_back(path);
     } else if (std::optional<std::string> fallback_prefix = fallback.prefix(fallback_error);
                fallback_prefix &&
@@ -103,9 +97,45 @@ std::vector<std::string> write_report_files(Report& report, const OutputRequest&
     } else {
       warn("cannot write '" + path + "' (" + error + ") nor a fallback in $TMPDIR (" + fallback_error +
            "); the " + format + " report is lost");
-      continue;
+      return;
     }
     if (!cut.empty()) warn(cut);
+  };
+  // With helpers, a large JSON file is written while the runtime's frames are folded for the other formats.
+  struct WriteFile : SharedWork::Piece {
+    void run(unsigned) override { wrote = replace_file(path, content, mode, error); }
+    std::string path, content, error;
+    mode_t mode = 0;
+    bool wrote = false;
+  };
+  std::optional<WriteFile> json_file;
+  bool folded = false;
+  for (const auto& format : formats) {
+    if (format != "json" && !folded && report.runtime_frames == RuntimeFrames::kFold) {
+      fold_runtime_frames(report);
+      folded = true;
+    }
+    std::string cut;
+    std::string content = render_format(report, format, request, &cut);
+    std::string path = request.prefix + format_extension(format);
+    if (format == "json" && request.work && formats.size() > 1) {
+      json_file.emplace();
+      json_file->path = path;
+      json_file->content = std::move(content);
+      json_file->mode = mode;
+      request.work->offer(*json_file);
+      continue;
+    }
+    std::string error;
+    bool wrote = replace_file(path, content, mode, error);
+    finish(format, content, wrote, error, cut);
+  }
+  if (json_file) {
+    request.work->complete(*json_file, 0);
+    std::vector<std::string> others = std::move(written);
+    written.clear();
+    finish("json", json_file->content, json_file->wrote, json_file->error, "");
+    written.insert(written.end(), others.begin(), others.end());
   }
   return written;
 }

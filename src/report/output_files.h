@@ -10,6 +10,7 @@
 
 #include "report/collapsed_writer.h"
 #include "report/report.h"
+#include "util/shared_work.h"
 
 namespace umbra {
 
@@ -19,6 +20,7 @@ struct OutputRequest {
   double min_percent = 0.5;
   int64_t pid = 0;
   CollapsedOptions collapsed;
+  SharedWork* work = nullptr;  // helpers for the formats that can share writing a large report (JSON)
 };
 
 // One format of a report, as the file's contents. `cut`, if given, receives one line on what the format left out

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+#include <random>
+
 #include "report/json_parser.h"
 #include "report/report_reader.h"
 #include "report/report_stream_reader.h"
@@ -91,6 +94,35 @@ TEST(JsonWriter, AFrameIsItsNameModuleAndKindTogether) {
   doc = parse_json(report_to_json(r));
   EXPECT_EQ(doc.find("frames")->as_array().size(), 3u);
   EXPECT_EQ(doc.find("threads")->as_array()[1].find("nodes")->as_array()[0].as_uint(), 1u);
+}
+
+
+// Written by several threads, a large report is the text one thread writes, byte for byte.
+TEST(JsonWriter, HelpersWriteTheSameTextAsOneThread) {
+  std::mt19937_64 random(11);
+  size_t made = 0;
+  std::function<ReportNode(int)> make = [&](int depth) {
+    ReportNode node;
+    node.frame = intern_frame("App.M" + std::to_string(random() % 500), "App.dll");
+    node.calls = random() % 1000;
+    if (random() % 3) node.total_ns = random();
+    node.samples = random() % 7;
+    ++made;
+    size_t children = depth < 9 ? random() % 5 : 0;
+    for (size_t i = 0; i < children; ++i) node.children.push_back(make(depth + 1));
+    return node;
+  };
+  Report report = testing::known_report();
+  for (ReportThread& thread : report.threads)
+    for (int i = 0; i < 6; ++i) thread.roots.push_back(make(0));
+  ASSERT_GT(made, 10'000u);
+  std::string alone = report_to_json(report);
+  for (unsigned helpers : {1u, 3u}) {
+    SharedWork work(helpers);
+    for (int round = 0; round < 3; ++round)
+      EXPECT_TRUE(report_to_json(report, &work) == alone) << helpers << " helpers, round " << round << ": differs";
+    EXPECT_GT(work.shared(), 0u) << "no part of the report went to a helper: nothing above was compared";
+  }
 }
 
 }  // namespace

@@ -21,11 +21,11 @@ struct Written {
   std::map<std::string, std::string> contents;  // by extension
 };
 
-Written write_all(Report report, const std::vector<std::string>& formats) {
+Written write_all(Report report, const std::vector<std::string>& formats, SharedWork* work = nullptr) {
   char dir[] = "/tmp/umbra-output-files-XXXXXX";
   EXPECT_NE(mkdtemp(dir), nullptr);
   Written w;
-  OutputRequest request{std::string(dir) + "/r", formats, 0.5, 0, {}};
+  OutputRequest request{std::string(dir) + "/r", formats, 0.5, 0, {}, work};
   w.paths = write_report_files(report, request, [&](const std::string& line) { w.warnings.push_back(line); });
   for (const auto& path : w.paths) {
     std::ifstream in(path);
@@ -71,6 +71,19 @@ TEST(OutputFiles, SaysWhatADeepReportLeftOut) {
 }
 
 // The launcher lists report files by these (tools/launcher/report_files.cpp); pprof's tools expect .pb.gz.
+// With helpers, the JSON file is written beside the folding and the other formats: the same files, listed in the
+// same order, the runtime's frames kept in the JSON and folded in the text.
+TEST(OutputFiles, HelpersWriteTheSameFilesInTheSameOrder) {
+  Written alone = write_all(report_with_runtime_frames(), {"text", "json", "collapsed"});
+  SharedWork work(1);
+  Written shared = write_all(report_with_runtime_frames(), {"text", "json", "collapsed"}, &work);
+  ASSERT_EQ(shared.paths.size(), 3u);
+  for (size_t i = 0; i < 3; ++i)
+    EXPECT_EQ(shared.paths[i].substr(shared.paths[i].find('.')), alone.paths[i].substr(alone.paths[i].find('.')));
+  EXPECT_EQ(shared.contents, alone.contents);
+  EXPECT_TRUE(shared.warnings.empty());
+}
+
 TEST(OutputFiles, EachFormatHasItsExtension) {
   EXPECT_EQ(format_extension("json"), ".json");
   EXPECT_EQ(format_extension("text"), ".txt");
