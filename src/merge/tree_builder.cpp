@@ -85,6 +85,7 @@ void convert_siblings(const CallNode* first, size_t count, Lookups& l, SiblingMe
   }
 }
 
+// `node` as it goes under its parent: behind the frames a snapshot found between them, if any.
 ReportNode convert_with_splice(const CallNode& node, Lookups& l) {
   ReportNode converted = convert(node, l);
   const std::vector<SampleFrame>* run = l.splices ? l.splices(&node) : nullptr;

@@ -132,7 +132,7 @@ void append_subtrees(Chunks& out, const ReportNode* nodes, size_t count, NodeWri
   }
 }
 
-// Gives each frame its index, in the order append_nodes meets them; returns the number of nodes. Iterative: trees
+// Gives each frame its index, in the order append_node meets them; returns the number of nodes. Iterative: trees
 // are as deep as the deepest call stack.
 size_t number_frames(const std::vector<ReportNode>& roots, Frames& frames) {
   size_t count = 0;
