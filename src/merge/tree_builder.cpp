@@ -74,7 +74,7 @@ void convert_siblings(const CallNode* first, size_t count, Lookups& l, SiblingMe
       const CallNode* rest = child;
       for (size_t i = 0; i < kept; ++i) rest = rest->next_sibling;
       SiblingsPiece piece(*l.sharing, rest, count - kept);
-      l.sharing->work.offer(piece);
+      l.sharing->work.offer(piece, l.worker);
       convert_siblings(child, kept, l, merger);
       l.sharing->work.complete(piece, l.worker);
       l.calls += piece.calls;

@@ -1,8 +1,8 @@
 // Turns a thread's live call tree (CallNodes keyed by FunctionID) into report nodes with names and nanoseconds.
 // Siblings that resolve to the same method (e.g. several instantiations sharing a display name) are merged.
 //
-// Runs once, when the report is written, on the writer's thread; reads the owner's counters with relaxed loads.
-// Recursion depth follows the tree depth, so callers run it on a thread with a large stack.
+// Runs when a report is written, on the writer's thread and any helpers it is given; reads the owner's counters
+// with relaxed loads. Recursion depth follows the tree depth, so callers run it on a thread with a large stack.
 #pragma once
 
 #include <functional>

@@ -488,17 +488,22 @@ void Session::finish(const char* trigger, bool runtime_usable, bool provisional)
       if (provisional) pusher_->drain(std::chrono::steady_clock::now() + wait);
       else pusher_->finish(std::chrono::steady_clock::now() + wait);
     }
+    // Helpers only where the program is ending: after a provisional report or an attached session's, it runs on.
     std::optional<SharedWork> helpers;
-    if (unsigned wanted = report_helpers_wanted()) helpers.emplace(wanted);
-    SharedWork* work = helpers ? &*helpers : nullptr;
-    Report report = build_report(trigger, as_last_read ? &*as_last_read : nullptr, work);
+    auto start_helpers = [&] {
+      if (unsigned wanted = provisional || config_.attached ? 0 : report_helpers_wanted()) helpers.emplace(wanted);
+    };
+    if (!as_last_read) start_helpers();  // a lens reads the tree on one thread: then for the files only
+    Report report = build_report(trigger, as_last_read ? &*as_last_read : nullptr, helpers ? &*helpers : nullptr);
+    if (as_last_read) start_helpers();
     if (pusher_) report.stats.push = pusher_->stats();
     uint64_t built_ns = monotonic_ns();
-    OutputRequest request{config_.output_prefix, config_.formats, config_.min_percent, report.pid, {}, work};
+    OutputRequest request{config_.output_prefix, config_.formats, config_.min_percent, report.pid, {},
+                          helpers ? &*helpers : nullptr};
     auto written = write_report_files(report, request, [](const std::string& line) { log::always(line); });
     log::info("report ({}): the tree built in {} ms, the files written in {} ms", trigger,
               (built_ns - started_ns) / 1000000, (monotonic_ns() - built_ns) / 1000000);
-    if (helpers)
+    if (helpers && helpers->helpers() > 0)
       log::info("report: {} threads made it, {} parts handed from one to another", helpers->helpers() + 1,
                 helpers->shared());
     helpers.reset();

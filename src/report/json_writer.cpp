@@ -122,7 +122,7 @@ void append_subtrees(Chunks& out, const ReportNode* nodes, size_t count, NodeWri
     if (writer.work && count - i >= 2 && writer.work->wanted()) {
       size_t kept = (count - i) / 2;
       SubtreesPiece piece(writer, nodes + i + kept, count - i - kept);
-      writer.work->offer(piece);
+      writer.work->offer(piece, worker);
       append_subtrees(out, nodes + i, kept, writer, worker);
       writer.work->complete(piece, worker);
       out.splice(piece.text);

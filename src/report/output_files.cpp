@@ -81,6 +81,13 @@ std::vector<std::string> write_report_files(Report& report, const OutputRequest&
     if (format == "json") formats.push_back(format);
   for (const auto& format : request.formats)
     if (format != "json") formats.push_back(format);
+  // What the other formats say waits while the JSON file is being written: lines and files in the formats' order.
+  bool holding = false;
+  std::vector<std::string> held;
+  auto say = [&](const std::string& line) {
+    if (holding) held.push_back(line);
+    else warn(line);
+  };
   // Writes `content` to the format's file, or to the fallback directory; says what went wrong.
   auto finish = [&](const std::string& format, const std::string& content, bool wrote, const std::string& error,
                     const std::string& cut) {
@@ -92,18 +99,21 @@ std::vector<std::string> write_report_files(Report& report, const OutputRequest&
                fallback_prefix &&
                replace_file(*fallback_prefix + format_extension(format), content, 0600, fallback_error)) {
       std::string fallback_path = *fallback_prefix + format_extension(format);
-      warn("cannot write '" + path + "' (" + error + "); wrote " + fallback_path + " instead");
+      say("cannot write '" + path + "' (" + error + "); wrote " + fallback_path + " instead");
       written.push_back(fallback_path);
     } else {
-      warn("cannot write '" + path + "' (" + error + ") nor a fallback in $TMPDIR (" + fallback_error +
-           "); the " + format + " report is lost");
+      say("cannot write '" + path + "' (" + error + ") nor a fallback in $TMPDIR (" + fallback_error +
+          "); the " + format + " report is lost");
       return;
     }
-    if (!cut.empty()) warn(cut);
+    if (!cut.empty()) say(cut);
   };
   // With helpers, a large JSON file is written while the runtime's frames are folded for the other formats.
   struct WriteFile : SharedWork::Piece {
-    void run(unsigned) override { wrote = replace_file(path, content, mode, error); }
+    void run(unsigned) override {
+      wrote = replace_file(path, content, mode, error);
+      if (wrote) std::string().swap(content);  // kept only for the fallback: no longer the largest string held
+    }
     std::string path, content, error;
     mode_t mode = 0;
     bool wrote = false;
@@ -118,12 +128,13 @@ std::vector<std::string> write_report_files(Report& report, const OutputRequest&
     std::string cut;
     std::string content = render_format(report, format, request, &cut);
     std::string path = request.prefix + format_extension(format);
-    if (format == "json" && request.work && formats.size() > 1) {
+    if (format == "json" && request.work && request.work->helpers() > 0 && formats.size() > 1 && !json_file) {
       json_file.emplace();
       json_file->path = path;
       json_file->content = std::move(content);
       json_file->mode = mode;
-      request.work->offer(*json_file);
+      request.work->offer(*json_file, 0);
+      holding = true;
       continue;
     }
     std::string error;
@@ -132,10 +143,12 @@ std::vector<std::string> write_report_files(Report& report, const OutputRequest&
   }
   if (json_file) {
     request.work->complete(*json_file, 0);
+    holding = false;
     std::vector<std::string> others = std::move(written);
     written.clear();
     finish("json", json_file->content, json_file->wrote, json_file->error, "");
     written.insert(written.end(), others.begin(), others.end());
+    for (const std::string& line : held) warn(line);
   }
   return written;
 }

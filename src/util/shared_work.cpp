@@ -6,8 +6,6 @@
 
 #include <algorithm>
 
-#include "util/large_stack.h"
-
 namespace umbra {
 namespace {
 
@@ -21,7 +19,13 @@ struct HelperStart {
   unsigned worker;
 };
 
-void pause_briefly() { __builtin_ia32_pause(); }
+void pause_briefly() {
+#if defined(__x86_64__)
+  __builtin_ia32_pause();
+#else
+  sched_yield();
+#endif
+}
 
 void sleep_50us() {
   timespec delay{0, 50'000};
@@ -30,7 +34,8 @@ void sleep_50us() {
 
 }  // namespace
 
-SharedWork::SharedWork(unsigned helpers) {
+SharedWork::SharedWork(unsigned helpers) : stack_start_(helpers + 1, 0) {
+  stack_start_[0] = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
   pthread_attr_t attr;
   pthread_attr_init(&attr);
   pthread_attr_setstacksize(&attr, kLargeStackBytes);
@@ -70,19 +75,26 @@ void* SharedWork::helper_main(void* arg) {
   SharedWork* work = start->work;
   unsigned worker = start->worker;
   delete start;
+  work->stack_start_[worker] = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
   pthread_setname_np(pthread_self(), "umbra-report");
   work->help(worker);
   return nullptr;
 }
 
-void SharedWork::offer(Piece& piece) {
+void SharedWork::offer(Piece& piece, unsigned worker) {
   std::lock_guard<std::mutex> lock(mutex_);
+  piece.offered_by_ = worker;
   piece.state_.store(Piece::kOffered, std::memory_order_relaxed);
   pieces_.push_back(&piece);
   offered_.fetch_add(1, std::memory_order_relaxed);
 }
 
-SharedWork::Piece* SharedWork::take() {
+bool SharedWork::may_take(unsigned worker) const {
+  uintptr_t here = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
+  return stack_start_[worker] < here || stack_start_[worker] - here < kStackForOthers;
+}
+
+SharedWork::Piece* SharedWork::take(unsigned worker) {
   if (offered_.load(std::memory_order_relaxed) == 0) return nullptr;
   std::lock_guard<std::mutex> lock(mutex_);
   if (pieces_.empty()) return nullptr;
@@ -90,7 +102,7 @@ SharedWork::Piece* SharedWork::take() {
   pieces_.pop_front();
   offered_.fetch_sub(1, std::memory_order_relaxed);
   piece->state_.store(Piece::kTaken, std::memory_order_relaxed);
-  shared_.fetch_add(1, std::memory_order_relaxed);
+  if (piece->offered_by_ != worker) shared_.fetch_add(1, std::memory_order_relaxed);
   return piece;
 }
 
@@ -112,17 +124,23 @@ void SharedWork::complete(Piece& piece, unsigned worker) {
       return;
     }
   }
-  idle_.fetch_add(1, std::memory_order_relaxed);
+  // Counted idle only while it could take a piece: nobody offers one to a worker whose stack is too deep.
+  const bool can_help = may_take(worker);
+  if (can_help) idle_.fetch_add(1, std::memory_order_relaxed);
+  unsigned polls = 0;
   while (piece.state_.load(std::memory_order_acquire) != Piece::kDone) {
-    if (Piece* other = take()) {
+    if (Piece* other = can_help ? take(worker) : nullptr) {
       idle_.fetch_sub(1, std::memory_order_relaxed);
       run_taken(*other, worker);
       idle_.fetch_add(1, std::memory_order_relaxed);
-    } else {
+      polls = 0;
+    } else if (++polls < kSpinsBeforeSleep) {
       pause_briefly();
+    } else {
+      sched_yield();  // the piece is long (a file being written): leave the CPU to whoever can use it
     }
   }
-  idle_.fetch_sub(1, std::memory_order_relaxed);
+  if (can_help) idle_.fetch_sub(1, std::memory_order_relaxed);
 }
 
 void SharedWork::help(unsigned worker) {
@@ -130,7 +148,7 @@ void SharedWork::help(unsigned worker) {
   started_.fetch_add(1, std::memory_order_release);
   unsigned polls = 0;
   while (!stopping_.load(std::memory_order_relaxed)) {
-    if (Piece* piece = take()) {
+    if (Piece* piece = take(worker)) {
       idle_.fetch_sub(1, std::memory_order_relaxed);
       run_taken(*piece, worker);
       idle_.fetch_add(1, std::memory_order_relaxed);

@@ -96,7 +96,6 @@ TEST(JsonWriter, AFrameIsItsNameModuleAndKindTogether) {
   EXPECT_EQ(doc.find("threads")->as_array()[1].find("nodes")->as_array()[0].as_uint(), 1u);
 }
 
-
 // Written by several threads, a large report is the text one thread writes, byte for byte.
 TEST(JsonWriter, HelpersWriteTheSameTextAsOneThread) {
   std::mt19937_64 random(11);

@@ -70,7 +70,6 @@ TEST(OutputFiles, SaysWhatADeepReportLeftOut) {
   });
 }
 
-// The launcher lists report files by these (tools/launcher/report_files.cpp); pprof's tools expect .pb.gz.
 // With helpers, the JSON file is written beside the folding and the other formats: the same files, listed in the
 // same order, the runtime's frames kept in the JSON and folded in the text.
 TEST(OutputFiles, HelpersWriteTheSameFilesInTheSameOrder) {
@@ -84,6 +83,31 @@ TEST(OutputFiles, HelpersWriteTheSameFilesInTheSameOrder) {
   EXPECT_TRUE(shared.warnings.empty());
 }
 
+// A JSON file its helper could not write goes where one thread's would: to the fallback directory, said once,
+// still first in the list.
+TEST(OutputFiles, WithHelpersAnUnwritableJsonFileFallsBackLikeAnyOther) {
+  char tmp[] = "/tmp/umbra-output-fallback-XXXXXX";
+  ASSERT_NE(mkdtemp(tmp), nullptr);
+  const char* saved = std::getenv("TMPDIR");
+  std::string saved_value = saved ? saved : "";
+  setenv("TMPDIR", tmp, 1);
+  SharedWork work(1);
+  Report report = report_with_runtime_frames();
+  OutputRequest request{"/nonexistent-umbra-dir/r", {"json", "text"}, 0.5, 4242, {}, &work};
+  std::vector<std::string> warnings;
+  auto paths = write_report_files(report, request, [&](const std::string& line) { warnings.push_back(line); });
+  if (saved) setenv("TMPDIR", saved_value.c_str(), 1);
+  else unsetenv("TMPDIR");
+  ASSERT_EQ(paths.size(), 2u);
+  EXPECT_EQ(paths[0].substr(paths[0].size() - 5), ".json");
+  EXPECT_EQ(paths[0].rfind(tmp, 0), 0u) << paths[0];
+  EXPECT_TRUE(std::filesystem::file_size(paths[0]) > 0);
+  ASSERT_EQ(warnings.size(), 2u);
+  EXPECT_NE(warnings[0].find("cannot write '/nonexistent-umbra-dir/r.json'"), std::string::npos) << warnings[0];
+  std::filesystem::remove_all(tmp);
+}
+
+// The launcher lists report files by these (tools/launcher/report_files.cpp); pprof's tools expect .pb.gz.
 TEST(OutputFiles, EachFormatHasItsExtension) {
   EXPECT_EQ(format_extension("json"), ".json");
   EXPECT_EQ(format_extension("text"), ".txt");

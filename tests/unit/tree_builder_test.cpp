@@ -159,7 +159,6 @@ TEST(TreeBuilder, NodesComeFinishedThroughMergesSplicesAndSamplesAbove) {
   EXPECT_GT(roots[0].samples, roots[0].self_samples);
 }
 
-
 // Every field of every node, in order: two trees that print the same are the same.
 void describe(const ReportNode& node, std::string& out) {
   out += node.name() + "|" + node.kind() + "|" + std::to_string(node.calls.value_or(~0ull)) + "|" +
