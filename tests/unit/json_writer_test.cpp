@@ -118,8 +118,9 @@ TEST(JsonWriter, HelpersWriteTheSameTextAsOneThread) {
   std::string alone = report_to_json(report);
   for (unsigned helpers : {1u, 3u}) {
     SharedWork work(helpers);
-    for (int round = 0; round < 3; ++round)
-      EXPECT_TRUE(report_to_json(report, &work) == alone) << helpers << " helpers, round " << round << ": differs";
+    // A helper that the machine's load keeps off the CPU takes nothing: rounds go on until one took a piece.
+    for (int round = 0; round < 3 || (work.shared() == 0 && round < 500); ++round)
+      ASSERT_TRUE(report_to_json(report, &work) == alone) << helpers << " helpers, round " << round << ": differs";
     EXPECT_GT(work.shared(), 0u) << "no part of the report went to a helper: nothing above was compared";
   }
 }

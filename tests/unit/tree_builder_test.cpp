@@ -215,14 +215,15 @@ TEST(TreeBuilder, HelpersConvertTheSameTreeAsOneThread) {
   for (unsigned helpers : {1u, 3u}) {
     SharedWork work(helpers);
     ASSERT_EQ(work.helpers(), helpers);
-    for (int round = 0; round < 3; ++round) {
+    // A helper that the machine's load keeps off the CPU takes nothing: rounds go on until one took a piece.
+    for (int round = 0; round < 3 || (work.shared() == 0 && round < 300); ++round) {
       uint64_t calls = 0;
       std::string shared;
       for (const ReportNode& root :
            build_roots(s.root(), names, 1.5, open, splices, native, above, nullptr, &calls, &work))
         describe(root, shared);
-      EXPECT_EQ(calls, alone_calls);
-      EXPECT_TRUE(shared == alone) << helpers << " helpers, round " << round << ": the trees differ";
+      ASSERT_EQ(calls, alone_calls);
+      ASSERT_TRUE(shared == alone) << helpers << " helpers, round " << round << ": the trees differ";
     }
     EXPECT_GT(work.shared(), 0u) << "no piece of the tree went to a helper: nothing above was compared";
   }
