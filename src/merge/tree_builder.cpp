@@ -37,6 +37,12 @@ void add_sampled_above(const CallNode& node, Lookups& l, SiblingMerger& children
     if (!l.lens || l.lens->includes(above, child)) children.add(convert_sampled_node(*above, child, l.names, l.lens));
 }
 
+size_t count_siblings(const CallNode* first) {
+  size_t count = 0;
+  for (const CallNode* node = first; node; node = node->next_sibling) ++count;
+  return count;
+}
+
 ReportNode convert(const CallNode& node, Lookups& l);
 ReportNode convert_with_splice(const CallNode& node, Lookups& l);
 void convert_siblings(const CallNode* first, size_t count, Lookups& l, SiblingMerger& merger);
@@ -123,8 +129,7 @@ ReportNode convert(const CallNode& node, Lookups& l) {
   out.tail_entries = counts.tail_entries;
   // Reserved first: a vector grown child by child moves every converted subtree it holds, each time.
   const CallNode* first = node.first_child_acquire();
-  size_t count = 0;
-  for (const CallNode* child = first; child; child = child->next_sibling) ++count;
+  const size_t count = count_siblings(first);
   out.children.reserve(count);
   SiblingMerger children(out.children);
   convert_siblings(first, count, l, children);
@@ -194,9 +199,7 @@ std::vector<ReportNode> build_roots(const CallNode& root, const NameLookup& name
   std::vector<ReportNode> roots;
   SiblingMerger merger(roots);
   const CallNode* first = root.first_child_acquire();
-  size_t count = 0;
-  for (const CallNode* child = first; child; child = child->next_sibling) ++count;
-  convert_siblings(first, count, mine, merger);
+  convert_siblings(first, count_siblings(first), mine, merger);
   add_sampled_above(root, mine, merger);
   if (calls) *calls = mine.calls;
   return roots;

@@ -89,6 +89,15 @@ void SharedWork::offer(Piece& piece, unsigned worker) {
   offered_.fetch_add(1, std::memory_order_relaxed);
 }
 
+bool SharedWork::run_one_offered(unsigned worker) {
+  Piece* piece = take(worker);
+  if (piece == nullptr) return false;
+  idle_.fetch_sub(1, std::memory_order_relaxed);
+  run_taken(*piece, worker);
+  idle_.fetch_add(1, std::memory_order_relaxed);
+  return true;
+}
+
 bool SharedWork::may_take(unsigned worker) const {
   uintptr_t here = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
   return stack_start_[worker] < here || stack_start_[worker] - here < kStackForOthers;
@@ -129,10 +138,7 @@ void SharedWork::complete(Piece& piece, unsigned worker) {
   if (can_help) idle_.fetch_add(1, std::memory_order_relaxed);
   unsigned polls = 0;
   while (piece.state_.load(std::memory_order_acquire) != Piece::kDone) {
-    if (Piece* other = can_help ? take(worker) : nullptr) {
-      idle_.fetch_sub(1, std::memory_order_relaxed);
-      run_taken(*other, worker);
-      idle_.fetch_add(1, std::memory_order_relaxed);
+    if (can_help && run_one_offered(worker)) {
       polls = 0;
     } else if (++polls < kSpinsBeforeSleep) {
       pause_briefly();
@@ -148,10 +154,7 @@ void SharedWork::help(unsigned worker) {
   started_.fetch_add(1, std::memory_order_release);
   unsigned polls = 0;
   while (!stopping_.load(std::memory_order_relaxed)) {
-    if (Piece* piece = take(worker)) {
-      idle_.fetch_sub(1, std::memory_order_relaxed);
-      run_taken(*piece, worker);
-      idle_.fetch_add(1, std::memory_order_relaxed);
+    if (run_one_offered(worker)) {
       polls = 0;
     } else if (++polls < kSpinsBeforeSleep) {
       pause_briefly();

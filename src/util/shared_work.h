@@ -68,6 +68,8 @@ class SharedWork {
   // Takes the oldest offered piece (the largest, usually: offered nearest the tree's root) for `worker`, or null.
   Piece* take(unsigned worker);
   void run_taken(Piece& piece, unsigned worker);
+  // For a worker counted idle: runs the oldest offered piece, if any, uncounted meanwhile.
+  bool run_one_offered(unsigned worker);
 
   std::mutex mutex_;
   std::deque<Piece*> pieces_;  // offered, not yet taken
