@@ -246,12 +246,20 @@ TEST(Attach, WebApiUnderLoad) {
 
   // Until the program ends: the load stops, the client asks the server to shut down, and umbra writes the report
   // at the runtime's shutdown, as a profile started with the program would.
+  std::string threads_of_stuck_server;
   ProcessResult ended = run_process(attach_command(pid, {"-o", dir + "/ended"}), {}, 300, [&](pid_t launcher) {
     wait_until_attached(launcher);
     std::ofstream(stop_file) << "stop\n";
+    // The client's last requests end within its 30 s timeout; then it asks the server to end.
+    for (int i = 0; i < 1800 && !server.ended(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    if (!server.ended()) {
+      threads_of_stuck_server = describe_threads(pid);
+      kill(pid, SIGKILL);
+    }
   });
   stop_load();
   const ProcessResult& served = server.wait();
+  ASSERT_EQ(threads_of_stuck_server, "") << "the server did not end when the client asked it to; its threads above";
   EXPECT_EQ(ended.exit_code, 0) << ended.err;
   EXPECT_EQ(occurrences(ended.err, "umbra: pid " + std::to_string(pid) + " (dotnet) ended during the attach"), 1u)
       << ended.err;
