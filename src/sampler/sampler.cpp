@@ -143,8 +143,9 @@ void Sampler::run() {
 
 bool Sampler::snapshot_due() const {
   if (attribution_) return true;  // the suspending walker walks at every tick
-  // The first tick meets the threads that started before umbra heard of them (the main thread).
-  if (options_.shadows == nullptr && tick_index_ == 1) return true;
+  // Every tick until a walk has met the threads that started before umbra heard of them: a suspension refused
+  // (the runtime's own in progress, a GC) must not leave them unsampled until the next check, seconds later.
+  if (options_.shadows == nullptr && !threads_met_) return true;
   // Threads whose stacks by signal could not be trusted are sampled from the walks of every tick.
   if (signal_sampling_ && options_.shadows == nullptr && signal_sampling_->threads_sampled_by_snapshot() > 0) return true;
   return options_.reconcile_every != 0 && tick_index_ % options_.reconcile_every == 0;
@@ -173,6 +174,7 @@ void Sampler::tick(uint64_t late_ns) {
     if (reconciliation_) reconciliation_->prepare(*options_.shadows);
     stack_tick_->prepare();
     stack_tick_->take(tick_index_, tick, reconciliation_ ? &*reconciliation_ : nullptr, stopping_);
+    threads_met_ |= tick.suspensions != 0 && tick.drops[size_t(SampleDrop::kEnumThreadsFailed)] == 0;
   }
   {
     std::lock_guard<std::mutex> lock(tree_mutex_);

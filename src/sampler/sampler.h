@@ -99,6 +99,9 @@ class Sampler {
   std::atomic<bool> stopping_{false};
   std::thread thread_;
   uint64_t tick_index_ = 0;  // native tops are stamped with the tick they belong to
+  // Sampled mode: whether a walk under a suspension has listed the runtime's threads (EnumThreads), which is how
+  // threads that started before umbra heard of them become known (the main thread; every thread of an attach).
+  bool threads_met_ = false;
   bool native_tops_ = false;
 
   SchedulerStates scheduler_states_;  // the sampler thread's; before what refers to it

@@ -154,6 +154,31 @@ TEST_F(SampledFixture, AfterStopTheTreesAreLeftAlone) {
   EXPECT_EQ(runtime.suspensions, 1) << "no suspension once stopping";
 }
 
+// Sampled mode's walker by signal suspends only to check its stacks and to meet the threads that started before
+// umbra heard of them: every thread, for an attach. A first suspension refused (a GC under way) must not leave them
+// unknown until the next check, seconds later.
+TEST(SignalWalkerSampler, ThreadsStartedBeforeUmbraAreMetAtTheFirstSuspensionGranted) {
+  FakeRuntime runtime;
+  runtime.stacks[7] = {70};  // no ThreadCreated
+  ShadowPool pool{testing::small_limits()};
+  ThreadRegistry registry{pool};
+  FunctionNames names{&runtime};
+  SamplerOptions options;
+  options.reconcile_every = 1000;
+  Sampler sampler{runtime, registry, names, options};
+  runtime.suspend_result = clr::CORPROF_E_SUSPENSION_IN_PROGRESS;
+  sampler.tick();
+  sampler.tick();
+  runtime.suspend_result = clr::S_OK;
+  sampler.tick();
+  EXPECT_EQ(runtime.suspensions, 1) << "a tick after refused suspensions asks again";
+  EXPECT_EQ(sampler.stats().drops[size_t(SampleDrop::kSuspensionInProgress)], 2u);
+  EXPECT_EQ(sampler.stats().drops[size_t(SampleDrop::kThreadNotYetKnown)], 1u);
+  EXPECT_EQ(registry.snapshot().size(), 1u) << "the thread the walk listed is known from then on";
+  for (int i = 0; i < 5; ++i) sampler.tick();
+  EXPECT_EQ(runtime.suspensions, 1) << "once the threads are met, ticks take stacks by signal alone";
+}
+
 // Shadow mode: a sample on each thread's current node at every tick, and a snapshot aligned with the shadow stack
 // every `reconcile_every` ticks.
 TEST(ShadowSampler, SamplesTheShadowEveryTickAndReconcilesEveryNth) {
