@@ -8,18 +8,12 @@
 
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
+
+#include "e2e_env.h"
 
 namespace umbra::testing {
 namespace {
-
-std::string first_line(const std::string& path) {
-  std::ifstream in(path);
-  std::string line;
-  std::getline(in, line);
-  return line;
-}
 
 // The value of `key:` in a /proc status file, or "?".
 std::string status_field(const std::string& status, const std::string& key) {
@@ -69,10 +63,9 @@ std::string describe_threads(pid_t pid) {
   const std::string task_dir = "/proc/" + std::to_string(pid) + "/task";
   for (const auto& task : std::filesystem::directory_iterator(task_dir, error)) {
     const std::string dir = task.path().string();
-    std::ifstream status_file(dir + "/status");
-    std::string status = "\n" + std::string(std::istreambuf_iterator<char>(status_file), {});
+    std::string status = "\n" + read_file(dir + "/status");
     out << task.path().filename().string() << ' ' << status_field(status, "Name") << " state "
-        << status_field(status, "State") << " wchan " << first_line(dir + "/wchan") << " SigPnd "
+        << status_field(status, "State") << " wchan " << read_file(dir + "/wchan") << " SigPnd "
         << status_field(status, "SigPnd") << " ShdPnd " << status_field(status, "ShdPnd") << " SigBlk "
         << status_field(status, "SigBlk") << '\n';
   }

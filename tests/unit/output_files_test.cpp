@@ -10,6 +10,7 @@
 
 #include "report/report_tree.h"
 #include "report_fixture.h"
+#include "scoped_env.h"
 #include "util/large_stack.h"
 
 namespace umbra {
@@ -88,16 +89,14 @@ TEST(OutputFiles, HelpersWriteTheSameFilesInTheSameOrder) {
 TEST(OutputFiles, WithHelpersAnUnwritableJsonFileFallsBackLikeAnyOther) {
   char tmp[] = "/tmp/umbra-output-fallback-XXXXXX";
   ASSERT_NE(mkdtemp(tmp), nullptr);
-  const char* saved = std::getenv("TMPDIR");
-  std::string saved_value = saved ? saved : "";
-  setenv("TMPDIR", tmp, 1);
-  SharedWork work(1);
-  Report report = report_with_runtime_frames();
-  OutputRequest request{"/nonexistent-umbra-dir/r", {"json", "text"}, 0.5, 4242, {}, &work};
-  std::vector<std::string> warnings;
-  auto paths = write_report_files(report, request, [&](const std::string& line) { warnings.push_back(line); });
-  if (saved) setenv("TMPDIR", saved_value.c_str(), 1);
-  else unsetenv("TMPDIR");
+  std::vector<std::string> warnings, paths;
+  {
+    testing::ScopedEnv fallback_in_scratch("TMPDIR", tmp);
+    SharedWork work(1);
+    Report report = report_with_runtime_frames();
+    OutputRequest request{"/nonexistent-umbra-dir/r", {"json", "text"}, 0.5, 4242, {}, &work};
+    paths = write_report_files(report, request, [&](const std::string& line) { warnings.push_back(line); });
+  }
   ASSERT_EQ(paths.size(), 2u);
   EXPECT_EQ(paths[0].substr(paths[0].size() - 5), ".json");
   EXPECT_EQ(paths[0].rfind(tmp, 0), 0u) << paths[0];

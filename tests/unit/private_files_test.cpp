@@ -8,7 +8,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
+
+#include "scoped_env.h"
 
 namespace umbra {
 namespace {
@@ -99,14 +102,13 @@ TEST(PrivateFiles, ALogIsAppendedToOnlyWhenItIsThisUsersOwnPlainFile) {
 
 TEST(PrivateFiles, TheFallbackDirectoryIsNewAndOnlyTheUsersOwn) {
   Scratch s;
-  const char* saved = std::getenv("TMPDIR");
-  std::string saved_value = saved ? saved : "";
-  setenv("TMPDIR", s.dir.c_str(), 1);
   std::string error;
-  auto first = make_private_directory(error);
-  auto second = make_private_directory(error);
-  if (saved) setenv("TMPDIR", saved_value.c_str(), 1);
-  else unsetenv("TMPDIR");
+  std::optional<std::string> first, second;
+  {
+    testing::ScopedEnv fallback_in_scratch("TMPDIR", s.dir.string());
+    first = make_private_directory(error);
+    second = make_private_directory(error);
+  }
   ASSERT_TRUE(first && second) << error;
   EXPECT_NE(*first, *second);
   EXPECT_EQ(fs::path(*first).parent_path(), s.dir);
