@@ -70,6 +70,7 @@ void CodeRanges::refresh() {
             [](const CodeRange& a, const CodeRange& b) { return a.start < b.start; });
   adds_ = seen.adds;
   subs_ = seen.subs;
+  table->generation = ++generations_;
   current_.store(table.get(), std::memory_order_release);
   tables_.push_back(std::move(table));
 }

@@ -19,6 +19,7 @@ struct CodeRange {
 
 struct CodeRangeTable {
   std::vector<CodeRange> ranges;  // sorted by start, disjoint
+  uint32_t generation = 0;        // of the ELF-code tables: one more at each load or unload seen
 
   // Async-signal-safe: a binary search over memory that never changes once published. The range holding `ip`, or
   // nullptr.
@@ -61,6 +62,7 @@ class CodeRanges {
   bool queries_unsupported_ = false;
   unsigned long long adds_ = 0;
   unsigned long long subs_ = 0;
+  uint32_t generations_ = 0;
 };
 
 // The process's table, shared by the native-capture handler and the walk under suspension. Never freed: a handler

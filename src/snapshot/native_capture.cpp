@@ -1,6 +1,7 @@
 #include "snapshot/native_capture.h"
 
 #include "hooks/thread_shadow.h"
+#include "snapshot/code_ranges.h"
 #include "snapshot/interrupted_syscall.h"
 #include "snapshot/loader_lock.h"
 #include "util/log.h"
