@@ -26,6 +26,8 @@
 #include <chrono>
 #include <cstdint>
 
+#include "snapshot/native_run_cache.h"
+
 namespace umbra {
 
 struct CallNode;
@@ -70,6 +72,9 @@ struct NativeCapture {
   // to, or 0. If the method keeps no frame of its own, that is its caller, which the chain skipped (the sampler
   // asks the runtime which methods those are: snapshot/whole_stack_unwind.h).
   uintptr_t skipped_caller[kMaxFrames] = {};
+  // through_managed: the runs that ended the thread's stack (from its start up to its first managed frame) in
+  // recent captures, taken again without libunwind while still on the stack. Only the handler uses it.
+  NativeRunCache stack_ends;
 };
 
 // Whether the thread that answered `capture` has used no more CPU time since than its return from the handler (its

@@ -34,32 +34,6 @@ clr::HRESULT on_frame(clr::FunctionID function, clr::UINT_PTR ip, clr::COR_PRF_F
   return clr::S_OK;
 }
 
-// A cached run's return address for frame i was read from sp - 8; the slots lie between the context's SP and the
-// stack's base, memory of the live, suspended thread.
-uintptr_t return_address_below(uintptr_t sp) { return read64(reinterpret_cast<const uint8_t*>(sp - 8), 0); }
-
-// The cached run is still on the stack: same start, and each return address still where it was read from.
-bool still_on_stack(const NativeRunCache::Entry& e, uintptr_t ip0, uintptr_t sp0, uintptr_t bp0) {
-  if (!e.valid || e.ip0 != ip0 || e.sp0 != sp0 || e.bp0 != bp0) return false;
-  for (uint32_t i = 1; i < e.count; ++i)
-    if (return_address_below(e.sp[i]) != e.ip[i]) return false;
-  return e.stop_sp == 0 || return_address_below(e.stop_sp) == e.stop_ip;
-}
-
-// Only a run whose frames climb the stack in order, within reach of its start, is kept: its slots are read later.
-bool plausible_slots(const NativeRunCache::Entry& run) {
-  constexpr uintptr_t kMaxStack = uintptr_t(1) << 30;
-  auto plausible = [&](uintptr_t sp, uintptr_t previous) {
-    return sp > previous && sp - run.sp0 < kMaxStack && sp % 8 == 0;
-  };
-  uintptr_t previous = run.sp[0];
-  for (uint32_t i = 1; i < run.count; ++i) {
-    if (!plausible(run.sp[i], previous)) return false;
-    previous = run.sp[i];
-  }
-  return run.stop_sp == 0 || plausible(run.stop_sp, previous);
-}
-
 }  // namespace
 
 void unwind_native_from_context(const uint8_t* context, uint32_t context_size, FrameSink& sink) {
@@ -67,14 +41,11 @@ void unwind_native_from_context(const uint8_t* context, uint32_t context_size, F
   uintptr_t ip0 = read64(context, kRip), sp0 = read64(context, kRsp), bp0 = read64(context, kRbp);
   NativeRunCache* cache = sink.native_runs;
   if (cache != nullptr) {
-    for (const auto& e : cache->entries) {
-      if (!still_on_stack(e, ip0, sp0, bp0)) continue;
-      ++cache->hits;
-      for (uint32_t i = 0; i < e.count; ++i)
-        if (!sink.push({e.ip[i], true})) return;
+    if (const NativeRunCache::Entry* e = cache->find(ip0, sp0, bp0)) {
+      for (uint32_t i = 0; i < e->count; ++i)
+        if (!sink.push({e->ip[i], true})) return;
       return;
     }
-    ++cache->misses;
   }
   ucontext_t uc;
   std::memset(&uc, 0, sizeof uc);
@@ -89,11 +60,9 @@ void unwind_native_from_context(const uint8_t* context, uint32_t context_size, F
   gregs[REG_RIP] = greg_t(ip0);
   unw_cursor_t cursor;
   if (unw_init_local(&cursor, reinterpret_cast<unw_context_t*>(&uc)) != 0) return;
-  // The run as the cache would keep it: only if it ends cleanly, fits and climbs the stack plausibly.
-  NativeRunCache::Entry run;
-  run.ip0 = ip0;
-  run.sp0 = sp0;
-  run.bp0 = bp0;
+  // The run as the cache would keep it: only if it ends cleanly and fits.
+  NativeRunCache::Entry unkept;
+  NativeRunCache::Entry& run = cache != nullptr ? cache->begin(ip0, sp0, bp0) : unkept;
   bool fits = true, clean_end = false;
   for (int guard = 0; guard < 256; ++guard) {
     unw_word_t ip = 0, sp = 0;
@@ -118,11 +87,7 @@ void unwind_native_from_context(const uint8_t* context, uint32_t context_size, F
       break;
     }
   }
-  if (cache != nullptr && clean_end && fits && run.count > 0 && plausible_slots(run)) {
-    run.valid = true;
-    cache->entries[cache->next_victim] = run;
-    cache->next_victim = (cache->next_victim + 1) % NativeRunCache::kEntries;
-  }
+  if (cache != nullptr && clean_end && fits) cache->keep(run);
 }
 
 clr::HRESULT walk_thread(clr::ICorProfilerInfo10& info, clr::ThreadID thread, FrameSink& sink) {

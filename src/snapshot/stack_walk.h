@@ -9,30 +9,10 @@
 #include <cstdint>
 
 #include "clr/corprof.h"
+#include "snapshot/native_run_cache.h"
 #include "snapshot/sampled_tree.h"
 
 namespace umbra {
-
-// The native runs a thread's walks unwound recently, so that the same run is not unwound again on every tick (the
-// run below a thread's first managed frame, from the thread's start, is the same for its whole life, and unwinding
-// it costs libunwind's time under suspension on every tick). A run is reused only if it starts at the same IP, SP and RBP and
-// every return address it was unwound through is still in its stack slot. Owned by the thread's SampledThread;
-// used only by the sampler thread.
-struct NativeRunCache {
-  static constexpr int kEntries = 2;
-  static constexpr uint32_t kMaxFrames = 48;
-  struct Entry {
-    bool valid = false;
-    uintptr_t ip0 = 0, sp0 = 0, bp0 = 0;  // the context the run was unwound from
-    uint32_t count = 0;
-    uintptr_t ip[kMaxFrames];
-    uintptr_t sp[kMaxFrames];  // frame i's return address ip[i] was read from sp[i] - 8 (i >= 1)
-    uintptr_t stop_ip = 0, stop_sp = 0;  // where the run met JIT-compiled code (stop_sp 0: the stack ended)
-  };
-  Entry entries[kEntries];
-  uint32_t next_victim = 0;
-  uint64_t hits = 0, misses = 0;
-};
 
 // A fixed-capacity span of frames, leaf first.
 struct FrameSink {

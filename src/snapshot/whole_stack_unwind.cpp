@@ -173,17 +173,36 @@ __attribute__((no_sanitize("address"))) void unwind_whole_stack(NativeCapture& c
       signal_frame = false;
       continue;
     }
+    // A run from a managed frame down to the stack's end (the thread's start) is the same at every capture while its
+    // return addresses stay in their slots.
+    if (!signal_frame) {
+      if (const NativeRunCache::Entry* end = capture.stack_ends.find(r.ip, r.sp, r.bp)) {
+        for (uint32_t i = 0; i < end->count; ++i) {
+          if (count == NativeCapture::kMaxFrames) {
+            truncated = true;
+            break;
+          }
+          capture.frames[count++] = end->ip[i];
+        }
+        break;
+      }
+    }
     restart.uc_mcontext.gregs[REG_RIP] = greg_t(r.ip);
     restart.uc_mcontext.gregs[REG_RSP] = greg_t(r.sp);
     restart.uc_mcontext.gregs[REG_RBP] = greg_t(r.bp);
     unw_cursor_t cursor;
     if (unw_init_local2(&cursor, reinterpret_cast<unw_context_t*>(&restart), signal_frame ? UNW_INIT_SIGNAL_FRAME : 0) != 0)
       break;
+    NativeRunCache::Entry* run = signal_frame ? nullptr : &capture.stack_ends.begin(r.ip, r.sp, r.bp);
     bool more = false;
+    bool stack_ended = false;
     uint32_t run_start = count;
     for (;;) {
       unw_word_t ip = 0, sp = 0, bp = 0;
-      if (unw_get_reg(&cursor, UNW_REG_IP, &ip) != 0 || ip == 0) break;
+      if (unw_get_reg(&cursor, UNW_REG_IP, &ip) != 0 || ip == 0) {
+        stack_ended = true;
+        break;
+      }
       if (!has_unwind_info(cursor, ip)) {  // JIT-compiled code again: back to the frame-pointer chain
         unw_get_reg(&cursor, UNW_REG_SP, &sp);
         unw_get_reg(&cursor, UNW_X86_64_RBP, &bp);
@@ -198,6 +217,13 @@ __attribute__((no_sanitize("address"))) void unwind_whole_stack(NativeCapture& c
         break;
       }
       capture.frames[count++] = uintptr_t(ip);
+      if (run != nullptr && run->count < NativeRunCache::kMaxFrames) {
+        unw_get_reg(&cursor, UNW_REG_SP, &sp);
+        run->ip[run->count] = uintptr_t(ip);
+        run->sp[run->count++] = uintptr_t(sp);
+      } else {
+        run = nullptr;  // longer than a cache entry holds
+      }
       if (unw_step(&cursor) > 0) continue;
       // libunwind cannot go on: the runtime's assembly stubs (the one a thread returns into when the runtime
       // stopped it at a method's return to suspend it) have no unwind information past their own frame. Their
@@ -208,9 +234,12 @@ __attribute__((no_sanitize("address"))) void unwind_whole_stack(NativeCapture& c
       if (step_frame_pointer(caller) && outside_elf_code(caller.ip)) {
         r = caller;
         more = true;
+      } else {
+        stack_ended = true;
       }
       break;
     }
+    if (run != nullptr && stack_ended && !truncated) capture.stack_ends.keep(*run);
     signal_frame = false;
     if (!more || truncated) break;
   }

@@ -45,7 +45,7 @@ struct SampledThread {
   uint64_t cpu_ns_before_last_walk = 0;
   std::optional<uint64_t> cpu_ns_before_walk;  // this tick's reading, taken after the native-top capture
   bool unchanged = false;            // this tick: not run since the last walk; its last sample is counted again
-  NativeRunCache native_runs;        // native runs its walks unwound (stack_walk.h)
+  NativeRunCache native_runs;        // native runs its walks unwound (snapshot/native_run_cache.h)
   // Sampler thread only: whether the thread was on a CPU at this tick's sample (read before the native-top signal,
   // which wakes it; snapshot/scheduler_states.h).
   bool on_cpu = false;

@@ -7,12 +7,14 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstring>
 #include <functional>
 #include <memory>
 #include <thread>
+#include <vector>
 
 #include "snapshot/code_ranges.h"
 #include "snapshot/native_capture.h"
@@ -356,35 +358,62 @@ struct JitLikeCode {
   void* memory;
 };
 
-// The whole stack, asked for by focused shadow mode: the native top with libunwind, the JIT-like frame by its frame
-// pointer, then libunwind again through the native frames below it, down to the thread's start.
-TEST(NativeCapture, TheWholeStackGoesThroughCodeWithoutUnwindInformation) {
+// A thread running native code called from JIT-like code called from native code, its whole stack captured `times`
+// times (into the same capture, as the sampler does for a thread); `between` runs before each capture but the first.
+// Each stack is kept without its top frame.
+struct WholeStackCaptures {
+  std::unique_ptr<NativeCapture> capture = std::make_unique<NativeCapture>();
+  std::vector<std::vector<uintptr_t>> stacks;
+  JitLikeCode jit{umbra_test_native_busy};
+};
+
+void capture_whole_stack(WholeStackCaptures& out, int times, const std::function<void()>& between = {}) {
   ASSERT_NE(install_native_capture_handler(), 0);
-  JitLikeCode jit(umbra_test_native_busy);
-  ASSERT_NE(jit.memory, MAP_FAILED);
+  ASSERT_NE(out.jit.memory, MAP_FAILED);
   process_code_ranges().refresh();
-  ASSERT_TRUE(outside_elf_code(uintptr_t(jit.memory) + 1));
+  ASSERT_TRUE(outside_elf_code(uintptr_t(out.jit.memory) + 1));
   std::atomic<bool> stop{false};
   std::atomic<pid_t> tid{0};
   std::thread busy([&] {
     tid = pid_t(syscall(SYS_gettid));
-    umbra_test_call_through(jit.entry(), &stop);
+    umbra_test_call_through(out.jit.entry(), &stop);
   });
-  ASSERT_TRUE(wait_for([&] { return tid.load() != 0; }));
+  auto stop_busy = [&] {
+    stop = true;
+    busy.join();
+  };
+  if (!wait_for([&] { return tid.load() != 0; })) stop_busy();
+  ASSERT_NE(tid.load(), 0);
   std::this_thread::sleep_for(std::chrono::milliseconds(20));  // inside the busy loop by now
-  auto capture = std::make_unique<NativeCapture>();
-  capture->through_managed = true;
-  ASSERT_TRUE(request_native_capture(tid, *capture));
-  ASSERT_TRUE(wait_for([&] { return capture->state.load() == NativeCapture::kDone; }));
-  stop = true;
-  busy.join();
-  ASSERT_FALSE(capture->faulted);
+  NativeCapture& capture = *out.capture;
+  capture.through_managed = true;
+  for (int i = 0; i < times; ++i) {
+    if (between && i > 0) between();
+    bool answered = request_native_capture(tid, capture) &&
+                    wait_for([&] { return capture.state.load() == NativeCapture::kDone; });
+    if (!answered || capture.faulted) stop_busy();
+    ASSERT_TRUE(answered);
+    ASSERT_FALSE(capture.faulted);
+    // Below the interrupted instruction, which moves within the busy loop.
+    out.stacks.emplace_back(capture.frames + std::min(capture.count, 1u), capture.frames + capture.count);
+  }
+  stop_busy();
+}
+
+// The whole stack, asked for by focused shadow mode: the native top with libunwind, the JIT-like frame by its frame
+// pointer, then libunwind again through the native frames below it, down to the thread's start.
+TEST(NativeCapture, TheWholeStackGoesThroughCodeWithoutUnwindInformation) {
+  WholeStackCaptures captures;
+  capture_whole_stack(captures, 1);
+  ASSERT_EQ(captures.stacks.size(), 1u);
+  const NativeCapture& capture = *captures.capture;
+  const JitLikeCode& jit = captures.jit;
   NativeSymbols symbols;
   int busy_at = -1, jit_at = -1, caller_at = -1, start_at = -1;
-  for (uint32_t i = 0; i < capture->count; ++i) {
-    std::string name = symbols.lookup(capture->frames[i]).name;
+  for (uint32_t i = 0; i < capture.count; ++i) {
+    std::string name = symbols.lookup(capture.frames[i]).name;
     if (busy_at < 0 && name == "umbra_test_native_busy") busy_at = int(i);
-    if (jit_at < 0 && jit.contains(capture->frames[i])) jit_at = int(i);
+    if (jit_at < 0 && jit.contains(capture.frames[i])) jit_at = int(i);
     if (caller_at < 0 && name == "umbra_test_call_through") caller_at = int(i);
     if (name == "start_thread" || name == "clone3" || name == "clone") start_at = int(i);
   }
@@ -392,10 +421,38 @@ TEST(NativeCapture, TheWholeStackGoesThroughCodeWithoutUnwindInformation) {
   EXPECT_EQ(jit_at, busy_at + 1);
   EXPECT_EQ(caller_at, jit_at + 1);
   EXPECT_GT(start_at, caller_at);
-  EXPECT_TRUE(jit.contains(capture->stop_ip));
+  EXPECT_TRUE(jit.contains(capture.stop_ip));
   // The return address the handler looks for on top of the stack (a frameless managed leaf's) is into managed code
   // only: here the leaf is native, so it is 0 or the return into the JIT-like code that called it.
-  EXPECT_TRUE(capture->word_at_sp == 0 || jit.contains(capture->word_at_sp)) << std::hex << capture->word_at_sp;
+  EXPECT_TRUE(capture.word_at_sp == 0 || jit.contains(capture.word_at_sp)) << std::hex << capture.word_at_sp;
+}
+
+// The native run from the JIT-like frame down to the thread's start is unwound once, then taken from the cache.
+TEST(NativeCapture, TheRunThatEndsTheStackIsUnwoundOnceWhileItStaysOnTheStack) {
+  WholeStackCaptures captures;
+  capture_whole_stack(captures, 3);
+  ASSERT_EQ(captures.stacks.size(), 3u);
+  EXPECT_EQ(captures.capture->stack_ends.misses, 1u);
+  EXPECT_EQ(captures.capture->stack_ends.hits, 2u);
+  EXPECT_EQ(captures.stacks[1], captures.stacks[0]);
+  EXPECT_EQ(captures.stacks[2], captures.stacks[0]);
+}
+
+TEST(NativeCapture, ARunWhoseReturnAddressChangedIsUnwoundAgainByTheHandler) {
+  WholeStackCaptures captures;
+  std::vector<uintptr_t> kept;
+  capture_whole_stack(captures, 2, [&] {
+    // As if the stack now held other callers: a recorded return address no longer matches its slot.
+    for (auto& e : captures.capture->stack_ends.entries)
+      if (e.valid && e.count > 2) {
+        e.ip[2] ^= 1;
+        kept.assign(e.ip, e.ip + e.count);
+      }
+  });
+  ASSERT_EQ(captures.stacks.size(), 2u);
+  ASSERT_FALSE(kept.empty()) << "the first capture kept its run";
+  EXPECT_EQ(captures.capture->stack_ends.hits, 0u);
+  EXPECT_EQ(captures.stacks[1], captures.stacks[0]);  // the real frames, not the altered ones
 }
 
 }  // namespace
