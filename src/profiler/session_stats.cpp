@@ -8,6 +8,7 @@
 
 #include "hooks/shadow_hooks.h"
 #include "profiler/session.h"
+#include "snapshot/native_capture.h"
 
 namespace umbra {
 namespace {
@@ -57,7 +58,7 @@ void add_hook_stats(ReportStats& stats, const ShadowPool& pool) {
 
 // `by_signal`: shadow mode whose samples are stacks taken by signal (signal_sampling.h).
 ReportStats::Sampler sampler_stats(const SamplerStats& s, const Config& config, bool by_signal,
-                                   uint64_t abandoned_captures) {
+                                   uint64_t abandoned_captures, const CaptureHandlerCost& handler) {
   ReportStats::Sampler sampler;
   sampler.interval_ms = config.interval_ms;
   sampler.ticks = s.ticks;
@@ -80,6 +81,7 @@ ReportStats::Sampler sampler_stats(const SamplerStats& s, const Config& config, 
   if (config.mode == Mode::kShadow) sampler.shadow_sample_ns_mean = mean(s.shadow_sample_ns_total, s.ticks);
   sampler.native_tops = s.native_tops;
   sampler.abandoned_captures = abandoned_captures;
+  if (handler.answers != 0) sampler.capture_cpu_ns_mean = mean(handler.cpu_ns, handler.answers);
   sampler.drops = named_counts(kSampleDropNames, s.drops);
   if (config.mode == Mode::kSampled) {
     sampler.walker = by_signal ? "signal" : "suspend";
@@ -141,7 +143,8 @@ ReportStats Session::report_stats(const char* trigger, size_t threads_reported) 
     }
     add_hook_stats(stats, pool_);
   }
-  stats.sampler = sampler_stats(sampler_->stats(), config_, sampler_->stacks_by_signal(), threads_.abandoned_captures());
+  stats.sampler = sampler_stats(sampler_->stats(), config_, sampler_->stacks_by_signal(), threads_.abandoned_captures(),
+                                capture_handler_cost());
   if (shadow) stats.reconcile = reconcile_stats(sampler_->reconcile_counts());
   stats.threads_created = threads_.threads_created();
   stats.threads_destroyed = threads_.threads_destroyed();

@@ -33,6 +33,9 @@ struct ReportStats {
     std::optional<uint64_t> shadow_sample_ns_mean;  // shadow mode
     std::optional<bool> native_tops;                // a signal was free for native-top capture
     std::optional<uint64_t> abandoned_captures;
+    // Stacks taken by signal: the CPU time the handler took on the sampled thread, per stack (what a sample costs
+    // the program beyond the signal's delivery).
+    std::optional<uint64_t> capture_cpu_ns_mean;
     std::optional<NamedCounts> drops;  // by the sampler's drop reasons
     // Sampled mode: how stacks were taken ("signal" or "suspend"), and the signal walks checked against
     // DoStackSnapshot's walks of the same moment: walks, managed frames, agreement, differing walks by reason.
@@ -65,6 +68,7 @@ struct ReportStats {
       visit("shadow_sample_ns_mean", s.shadow_sample_ns_mean);
       visit("native_tops", s.native_tops);
       visit("abandoned_captures", s.abandoned_captures);
+      visit("capture_cpu_ns_mean", s.capture_cpu_ns_mean);
       visit("drops", s.drops);
       visit("walker", s.walker);
       visit("walks_checked", s.walks_checked);

@@ -213,6 +213,18 @@ bool loader_changing_objects() {
   return *static_cast<volatile decltype(_r_debug.r_state)*>(&_r_debug.r_state) != r_debug::RT_CONSISTENT;
 }
 
+// The handler's CPU time on the threads it captured, from taking a request to answering it, and its answers.
+std::atomic<uint64_t> g_handler_cpu_ns{0};
+std::atomic<uint64_t> g_handler_answers{0};
+
+// The calling thread's CPU time (clock_gettime is async-signal-safe); 0 if it cannot be read.
+uint64_t thread_cpu_ns() {
+  timespec cpu{};
+  return clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0
+             ? uint64_t(cpu.tv_sec) * 1000000000u + uint64_t(cpu.tv_nsec)
+             : 0;
+}
+
 // Threads inside on_capture_signal: umbra's code must stay mapped until none is.
 std::atomic<int32_t> g_handlers_running{0};
 
@@ -235,6 +247,7 @@ void on_capture_signal(int signo, siginfo_t* info, void* ucontext) {
   uint32_t expected = NativeCapture::kRequested;
   if (capture != nullptr &&
       capture->state.compare_exchange_strong(expected, NativeCapture::kCapturing, std::memory_order_acq_rel)) {
+    const uint64_t cpu_ns_at_request = thread_cpu_ns();
     capture->count = 0;
     capture->faulted = false;
     const pid_t self = pid_t(syscall(SYS_gettid));
@@ -256,12 +269,13 @@ void on_capture_signal(int signo, siginfo_t* info, void* ucontext) {
       capture->faulted = true;
     }
     if (unwinding) end_unwinding(unwinding);
-    // clock_gettime is async-signal-safe: the requester tells a thread that ran on after answering from one that
-    // went back to waiting (its stack then still the one taken here).
-    timespec cpu{};
-    capture->cpu_ns_at_answer = clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0
-                                    ? uint64_t(cpu.tv_sec) * 1000000000u + uint64_t(cpu.tv_nsec)
-                                    : 0;
+    // The requester tells a thread that ran on after answering from one that went back to waiting (its stack then
+    // still the one taken here).
+    capture->cpu_ns_at_answer = thread_cpu_ns();
+    if (cpu_ns_at_request != 0 && capture->cpu_ns_at_answer >= cpu_ns_at_request) {
+      g_handler_cpu_ns.fetch_add(capture->cpu_ns_at_answer - cpu_ns_at_request, std::memory_order_relaxed);
+      g_handler_answers.fetch_add(1, std::memory_order_relaxed);
+    }
     capture->state.store(NativeCapture::kDone, std::memory_order_release);
     count_answer();
   }
@@ -441,6 +455,10 @@ bool request_native_capture(pid_t tid, NativeCapture& capture) {
   capture.signal_queued.store(false, std::memory_order_release);
   cancel_native_capture(capture);
   return false;
+}
+
+CaptureHandlerCost capture_handler_cost() {
+  return {g_handler_answers.load(std::memory_order_relaxed), g_handler_cpu_ns.load(std::memory_order_relaxed)};
 }
 
 bool cancel_native_capture(NativeCapture& capture) {

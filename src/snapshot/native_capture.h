@@ -113,6 +113,14 @@ void replace_native_unwinder(NativeUnwinder unwinder);
 // Asks thread `tid` of this process to fill `capture` (idle -> requested -> capturing -> done). False if the signal
 // could not be sent (the thread is gone); the capture is then idle again.
 bool request_native_capture(pid_t tid, NativeCapture& capture);
+// What the handler has cost the threads it captured since the library was loaded: its answers, and the CPU time it
+// took on those threads from taking a request to answering it (each thread's own clock).
+struct CaptureHandlerCost {
+  uint64_t answers = 0;
+  uint64_t cpu_ns = 0;
+};
+CaptureHandlerCost capture_handler_cost();
+
 // Withdraws a request the thread has not started on. False if the handler is capturing or has finished.
 bool cancel_native_capture(NativeCapture& capture);
 

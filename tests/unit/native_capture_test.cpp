@@ -79,6 +79,7 @@ TEST(NativeCapture, CapturesTheNativeTopOfAnotherThread) {
   ASSERT_EQ(install_native_capture_handler(), SIGRTMIN) << "the runtime's activation signal, shared";
   auto capture = std::make_unique<NativeCapture>();
   const int activations = g_activations.load();
+  const CaptureHandlerCost cost_before = capture_handler_cost();
   {
     BusyNativeThread busy;
     ASSERT_TRUE(busy.started());
@@ -86,6 +87,9 @@ TEST(NativeCapture, CapturesTheNativeTopOfAnotherThread) {
     ASSERT_TRUE(wait_for([&] { return capture->state.load() == NativeCapture::kDone; }));
   }
   EXPECT_EQ(g_activations.load(), activations) << "a capture is not an activation of the runtime's";
+  // The handler's answer and the CPU time it took on the captured thread (libunwind's work: some microseconds).
+  EXPECT_EQ(capture_handler_cost().answers, cost_before.answers + 1);
+  EXPECT_GT(capture_handler_cost().cpu_ns, cost_before.cpu_ns);
   // All native code down to the thread's start: the busy function is at the top (below a sanitizer's shim, if
   // any), and no JIT code was met.
   ASSERT_GT(capture->count, 2u);

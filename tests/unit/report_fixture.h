@@ -87,7 +87,7 @@ inline ReportStats every_stat() {
           .suspended_ns_mean = 11, .suspended_ns_max = 12, .suspend_wait_ns_mean = 13, .tick_ns_mean = 14,
           .tick_ns_max = 15, .cpu_ns_per_tick = 16, .snapshot_ns_mean = 17, .tick_late_ns_mean = 88,
           .tick_late_ns_max = 89, .shadow_sample_ns_mean = 18,
-          .native_tops = true, .abandoned_captures = 19,
+          .native_tops = true, .abandoned_captures = 19, .capture_cpu_ns_mean = 68,
           .drops = NamedCounts{{"suspend_failed", 0}, {"no_frames", 20}}, .walker = "signal", .walks_checked = 61,
           .walks_agreed = 62, .walk_frames_checked = 64, .walk_frames_agreed = 63,
           .walk_differences = NamedCounts{{"missing_leaf", 65}}, .threads_sampled_by_snapshot = 66,
