@@ -75,6 +75,7 @@ struct NativeCapture {
   // through_managed: the runs that ended the thread's stack (from its start up to its first managed frame) in
   // recent captures, taken again without libunwind while still on the stack. Only the handler uses it.
   NativeRunCache stack_ends;
+  pid_t stack_ends_tid = 0;  // the thread whose stack they were read from
 };
 
 // Whether the thread that answered `capture` has used no more CPU time since than its return from the handler (its

@@ -53,6 +53,10 @@ NativeRunCache::Entry& NativeRunCache::begin(uintptr_t ip0, uintptr_t sp0, uintp
   return run;
 }
 
+void NativeRunCache::clear() {
+  for (Entry& e : entries) e.valid = false;
+}
+
 void NativeRunCache::keep(Entry& run) {
   if (run.count == 0 || !plausible_slots(run)) return;
   run.valid = true;

@@ -32,6 +32,8 @@ struct NativeRunCache {
   // The entry to unwind a new run into (in place: an entry is large for a signal handler's stack), emptied and
   // invalid until keep().
   Entry& begin(uintptr_t ip0, uintptr_t sp0, uintptr_t bp0);
+  // Forgets every run (the stack they were read from is no longer the one walked).
+  void clear();
   // Keeps the run begun in `run` if its frames climb the stack in order within reach of its start (its slots are
   // read by later finds); the next begin() takes the other entry.
   void keep(Entry& run);

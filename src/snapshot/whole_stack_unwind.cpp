@@ -132,6 +132,12 @@ __attribute__((no_sanitize("address"))) void unwind_whole_stack(NativeCapture& c
   ucontext_t* interrupted = static_cast<ucontext_t*>(ucontext);
   Registers r{uintptr_t(interrupted->uc_mcontext.gregs[REG_RIP]), uintptr_t(interrupted->uc_mcontext.gregs[REG_RSP]),
               uintptr_t(interrupted->uc_mcontext.gregs[REG_RBP])};
+  // Runs kept from another thread's stack (a capture asked of a new thread) are never read.
+  const pid_t tid = capture.target_tid.load(std::memory_order_relaxed);
+  if (capture.stack_ends_tid != tid) {
+    capture.stack_ends.clear();
+    capture.stack_ends_tid = tid;
+  }
   // A frameless leaf (or one in its prologue) keeps its return address here, where the frame-pointer chain skips it.
   capture.word_at_sp = leaf_return_address(r.sp);
   uint32_t count = 0;

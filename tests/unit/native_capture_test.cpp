@@ -442,6 +442,19 @@ TEST(NativeCapture, TheRunThatEndsTheStackIsUnwoundOnceWhileItStaysOnTheStack) {
   EXPECT_EQ(captures.stacks[2], captures.stacks[0]);
 }
 
+// A capture asked of another thread (a capture serves one thread, but nothing else keeps it so) never reads the runs
+// kept from the first thread's stack, which may be gone.
+TEST(NativeCapture, RunsKeptFromOneThreadAreForgottenWhenTheCaptureServesAnother) {
+  WholeStackCaptures captures;
+  capture_whole_stack(captures, 1);
+  capture_whole_stack(captures, 1);
+  ASSERT_EQ(captures.stacks.size(), 2u);
+  int kept = 0;
+  for (const auto& e : captures.capture->stack_ends.entries) kept += e.valid;
+  EXPECT_EQ(kept, 1) << "only the second thread's run";
+  EXPECT_EQ(captures.capture->stack_ends.misses, 2u);
+}
+
 TEST(NativeCapture, ARunWhoseReturnAddressChangedIsUnwoundAgainByTheHandler) {
   WholeStackCaptures captures;
   std::vector<uintptr_t> kept;
