@@ -1,5 +1,7 @@
 #include "snapshot/native_run_cache.h"
 
+#include <utility>
+
 namespace umbra {
 namespace {
 
@@ -32,7 +34,8 @@ bool plausible_slots(const NativeRunCache::Entry& run) {
 }  // namespace
 
 const NativeRunCache::Entry* NativeRunCache::find(uintptr_t ip0, uintptr_t sp0, uintptr_t bp0) {
-  for (const Entry& e : entries) {
+  for (int i = 0; i < kEntries; ++i) {
+    const Entry& e = entries[kept[i]];
     if (!still_on_stack(e, ip0, sp0, bp0)) continue;
     ++hits;
     return &e;
@@ -42,7 +45,7 @@ const NativeRunCache::Entry* NativeRunCache::find(uintptr_t ip0, uintptr_t sp0, 
 }
 
 NativeRunCache::Entry& NativeRunCache::begin(uintptr_t ip0, uintptr_t sp0, uintptr_t bp0) {
-  Entry& run = entries[next_victim];
+  Entry& run = entries[kept[kEntries]];
   run.valid = false;
   run.ip0 = ip0;
   run.sp0 = sp0;
@@ -58,8 +61,10 @@ void NativeRunCache::clear() {
 }
 
 void NativeRunCache::keep(Entry& run) {
-  if (run.count == 0 || !plausible_slots(run)) return;
+  if (&run != &entries[kept[kEntries]] || run.count == 0 || !plausible_slots(run)) return;
   run.valid = true;
+  std::swap(kept[next_victim], kept[kEntries]);
+  entries[kept[kEntries]].valid = false;  // the run it replaced
   next_victim = (next_victim + 1) % kEntries;
 }
 

@@ -77,6 +77,24 @@ TEST(StackWalk, ARunWhoseReturnAddressChangedIsUnwoundAgain) {
   EXPECT_EQ(runs[1], runs[0]);  // the real frames, not the altered ones
 }
 
+// Calls `f` from `depth` frames further down the stack: another run below it, at another stack pointer.
+__attribute__((noinline)) void at_depth(int depth, const std::function<void()>& f) {
+  if (depth == 0) f();
+  else at_depth(depth - 1, f);
+  asm volatile("" ::: "memory");  // not a tail call
+}
+
+TEST(StackWalk, ARunNotKeptLeavesTheRunsKept) {
+  NativeRunCache cache;
+  auto runs = unwind_here_repeatedly(64, 2, &cache, [&] {
+    at_depth(1, [&] { unwind_here_repeatedly(64, 1, &cache); });  // a second run, kept too
+    at_depth(2, [&] { unwind_here_repeatedly(2, 1, &cache); });   // a third, cut short: not kept
+  });
+  EXPECT_EQ(cache.misses, 3u);
+  EXPECT_EQ(cache.hits, 1u) << "the first run, still kept";
+  EXPECT_EQ(runs[1], runs[0]);
+}
+
 TEST(StackWalk, AShortContextIsIgnoredAndAFullSinkSaysSo) {
   uint8_t context[0x80] = {};
   SampleFrame frames[2];
