@@ -33,8 +33,8 @@ struct ReportStats {
     std::optional<uint64_t> shadow_sample_ns_mean;  // shadow mode
     std::optional<bool> native_tops;                // a signal was free for native-top capture
     std::optional<uint64_t> abandoned_captures;
-    // Stacks taken by signal: the CPU time the handler took on the sampled thread, per stack (what a sample costs
-    // the program beyond the signal's delivery).
+    // The CPU time the capture handler took on the sampled thread per answer (stacks taken by signal, and native
+    // tops): what a sample costs the program beyond the signal's delivery.
     std::optional<uint64_t> capture_cpu_ns_mean;
     std::optional<NamedCounts> drops;  // by the sampler's drop reasons
     // Sampled mode: how stacks were taken ("signal" or "suspend"), and the signal walks checked against

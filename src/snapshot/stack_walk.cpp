@@ -67,7 +67,8 @@ void unwind_native_from_context(const uint8_t* context, uint32_t context_size, F
   for (int guard = 0; guard < 256; ++guard) {
     unw_word_t ip = 0, sp = 0;
     if (unw_get_reg(&cursor, UNW_REG_IP, &ip) != 0 || unw_get_reg(&cursor, UNW_REG_SP, &sp) != 0) break;
-    if (ip == 0 || !has_unwind_info(cursor, ip)) {  // the stack ended, or JIT-compiled code: managed frames resume
+    // The stack ended, or JIT-compiled code: managed frames resume.
+    if (ip == 0 || !has_unwind_info(cursor, ip, /*interrupted=*/false)) {
       if (ip != 0) {
         run.stop_ip = ip;
         run.stop_sp = sp;

@@ -35,13 +35,15 @@ bool ask_libunwind(unw_cursor_t& cursor, unw_word_t ip) {
 
 uint64_t unwind_info_lookups() { return g_lookups.load(std::memory_order_relaxed); }
 
-bool has_unwind_info(unw_cursor_t& cursor, unw_word_t ip) {
+bool has_unwind_info(unw_cursor_t& cursor, unw_word_t ip, bool interrupted) {
   const CodeRangeTable* code = process_code_ranges().current();
   if (code != nullptr && !code->contains(uintptr_t(ip))) return false;
-  if (code == nullptr || (ip & ~kIpMask) != 0) return ask_libunwind(cursor, ip);
+  // libunwind looks up the call instruction before a return address, and an interrupted frame's own instruction.
+  const uint64_t looked_up = interrupted || ip == 0 ? uint64_t(ip) : uint64_t(ip) - 1;
+  if (code == nullptr || (looked_up & ~kIpMask) != 0) return ask_libunwind(cursor, ip);
   const uint64_t generation = code->generation & kGenerationMask;
-  const uint64_t key = uint64_t(ip) | (generation << kIpBits);
-  const size_t first = first_slot(ip);
+  const uint64_t key = looked_up | (generation << kIpBits);
+  const size_t first = first_slot(looked_up);
   for (int i = 0; i < kProbes; ++i) {
     uint64_t held = g_answers[(first + size_t(i)) & (kSlots - 1)].load(std::memory_order_relaxed);
     if (held == 0) break;

@@ -209,7 +209,8 @@ __attribute__((no_sanitize("address"))) void unwind_whole_stack(NativeCapture& c
         stack_ended = true;
         break;
       }
-      if (!has_unwind_info(cursor, ip)) {  // JIT-compiled code again: back to the frame-pointer chain
+      // JIT-compiled code again: back to the frame-pointer chain.
+      if (!has_unwind_info(cursor, ip, /*interrupted=*/signal_frame && count == run_start)) {
         unw_get_reg(&cursor, UNW_REG_SP, &sp);
         unw_get_reg(&cursor, UNW_X86_64_RBP, &bp);
         r = {uintptr_t(ip), uintptr_t(sp), uintptr_t(bp)};
@@ -230,7 +231,8 @@ __attribute__((no_sanitize("address"))) void unwind_whole_stack(NativeCapture& c
       } else {
         run = nullptr;  // longer than a cache entry holds
       }
-      if (unw_step(&cursor) > 0) continue;
+      const int step = unw_step(&cursor);
+      if (step > 0) continue;
       // libunwind cannot go on: the runtime's assembly stubs (the one a thread returns into when the runtime
       // stopped it at a method's return to suspend it) have no unwind information past their own frame. Their
       // frame record still leads to the managed caller.
@@ -241,7 +243,7 @@ __attribute__((no_sanitize("address"))) void unwind_whole_stack(NativeCapture& c
         r = caller;
         more = true;
       } else {
-        stack_ended = true;
+        stack_ended = step == 0;  // the frame's unwind information says the stack ends here (not an error)
       }
       break;
     }

@@ -8,7 +8,8 @@
 //
 // Contract: async-signal-safe (no lock, allocation or log). Stack memory is read only upward from the interrupted
 // stack pointer, a frame at a time, within kMaxFrameBytes (and at most kMaxScanBytes of a frame looking for a skipped
-// record); code bytes only inside executable mappings; a fault while reading is caught by the capture's fault guard
+// record), and in the slots of the run that ended this thread's stack at an earlier capture, which libunwind read
+// then (capture.stack_ends, snapshot/native_run_cache.h); code bytes only inside executable mappings; a fault while reading is caught by the capture's fault guard
 // (native_capture.h).
 #pragma once
 

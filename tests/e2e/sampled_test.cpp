@@ -50,7 +50,7 @@ TEST(Sampled, ReportShapeAndUnchangedProgram) {
   EXPECT_GT(sampler->find("cpu_ns_per_tick")->as_uint(), 0u);
   EXPECT_LT(sampler->find("cpu_ns_per_tick")->as_uint(), sampler->find("interval_ms")->as_uint() * 1000000u);
   EXPECT_TRUE(sampler->find("native_tops")->as_bool());
-  // Stacks were taken by signal: what each cost its thread is some CPU time, less than a tick.
+  // The capture handler answered: what each answer cost its thread is some CPU time, less than a tick.
   ASSERT_NE(sampler->find("capture_cpu_ns_mean"), nullptr);
   EXPECT_GT(sampler->find("capture_cpu_ns_mean")->as_uint(), 0u);
   EXPECT_LT(sampler->find("capture_cpu_ns_mean")->as_uint(), sampler->find("interval_ms")->as_uint() * 1000000u);

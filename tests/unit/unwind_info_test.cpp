@@ -20,7 +20,7 @@ __attribute__((noinline)) uint64_t lookups_asking_of_own_frame(int times) {
   unw_word_t ip = 0;
   unw_get_reg(&cursor, UNW_REG_IP, &ip);
   const uint64_t before = unwind_info_lookups();
-  for (int i = 0; i < times; ++i) EXPECT_TRUE(has_unwind_info(cursor, ip)) << "ask " << i;
+  for (int i = 0; i < times; ++i) EXPECT_TRUE(has_unwind_info(cursor, ip, /*interrupted=*/false)) << "ask " << i;
   return unwind_info_lookups() - before;
 }
 
