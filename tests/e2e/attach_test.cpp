@@ -253,7 +253,8 @@ TEST(Attach, WebApiUnderLoad) {
     // The client's last requests end within its 30 s timeout; then it asks the server to end.
     for (int i = 0; i < 1800 && !server.ended(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
     if (!server.ended()) {
-      threads_of_stuck_server = describe_threads(pid);
+      // Who failed to end it: the server, or a load client that never asked (its last request unanswered).
+      threads_of_stuck_server = describe_threads(pid) + "the load client:\n" + describe_children("LoadClient");
       kill(pid, SIGKILL);
     }
   });

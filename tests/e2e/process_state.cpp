@@ -72,4 +72,21 @@ std::string describe_threads(pid_t pid) {
   return out.str();
 }
 
+std::string describe_children(const std::string& needle) {
+  std::string described;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", error)) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    const std::string status = read_file(entry.path() / "status");
+    std::string command_line = read_file(entry.path() / "cmdline");
+    for (char& c : command_line)
+      if (c == '\0') c = ' ';
+    if (status_field(status, "PPid") != std::to_string(getpid()) || command_line.find(needle) == std::string::npos)
+      continue;
+    described += "pid " + name + ": " + command_line + "\n" + describe_threads(pid_t(std::stol(name)));
+  }
+  return described.empty() ? "no child of the test runs " + needle + "\n" : described;
+}
+
 }  // namespace umbra::testing

@@ -16,4 +16,8 @@ bool http_get_succeeds(const std::string& base_url, const std::string& path, int
 // One line per thread of `pid`: tid, name, state, kernel wait channel, SigPnd, ShdPnd and SigBlk.
 std::string describe_threads(pid_t pid);
 
+// The threads (describe_threads) of each child of this process whose command line holds `needle`, or a line saying
+// none runs.
+std::string describe_children(const std::string& needle);
+
 }  // namespace umbra::testing
