@@ -4,6 +4,7 @@
 #include "snapshot/code_ranges.h"
 #include "snapshot/interrupted_syscall.h"
 #include "snapshot/loader_lock.h"
+#include "snapshot/thread_cpu_time.h"
 #include "util/log.h"
 #include "snapshot/unwind_info.h"
 #include "snapshot/whole_stack_unwind.h"
@@ -217,14 +218,6 @@ bool loader_changing_objects() {
 std::atomic<uint64_t> g_handler_cpu_ns{0};
 std::atomic<uint64_t> g_handler_answers{0};
 
-// The calling thread's CPU time (clock_gettime is async-signal-safe); 0 if it cannot be read.
-uint64_t thread_cpu_ns() {
-  timespec cpu{};
-  return clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0
-             ? uint64_t(cpu.tv_sec) * 1000000000u + uint64_t(cpu.tv_nsec)
-             : 0;
-}
-
 // Threads inside on_capture_signal: umbra's code must stay mapped until none is.
 std::atomic<int32_t> g_handlers_running{0};
 
@@ -247,7 +240,7 @@ void on_capture_signal(int signo, siginfo_t* info, void* ucontext) {
   uint32_t expected = NativeCapture::kRequested;
   if (capture != nullptr &&
       capture->state.compare_exchange_strong(expected, NativeCapture::kCapturing, std::memory_order_acq_rel)) {
-    const uint64_t cpu_ns_at_request = thread_cpu_ns();
+    const uint64_t cpu_ns_at_request = current_thread_cpu_ns();
     capture->count = 0;
     capture->faulted = false;
     const pid_t self = pid_t(syscall(SYS_gettid));
@@ -271,7 +264,7 @@ void on_capture_signal(int signo, siginfo_t* info, void* ucontext) {
     if (unwinding) end_unwinding(unwinding);
     // The requester tells a thread that ran on after answering from one that went back to waiting (its stack then
     // still the one taken here).
-    capture->cpu_ns_at_answer = thread_cpu_ns();
+    capture->cpu_ns_at_answer = current_thread_cpu_ns();
     if (cpu_ns_at_request != 0 && capture->cpu_ns_at_answer >= cpu_ns_at_request) {
       g_handler_cpu_ns.fetch_add(capture->cpu_ns_at_answer - cpu_ns_at_request, std::memory_order_relaxed);
       g_handler_answers.fetch_add(1, std::memory_order_relaxed);

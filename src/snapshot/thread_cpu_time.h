@@ -13,7 +13,8 @@
 namespace umbra {
 
 std::optional<uint64_t> thread_cpu_ns(pid_t tid);
-// The calling thread's own CPU time.
+// The calling thread's own CPU time, 0 if it cannot be read: one clock_gettime, async-signal-safe (the capture
+// handler reads it).
 uint64_t current_thread_cpu_ns();
 
 // The scheduler's state letter of a thread of this process ('R', 'S', 'D', ...), or nothing if it cannot be read.
