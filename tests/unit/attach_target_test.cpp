@@ -1,6 +1,11 @@
 #include "attach_target.h"
 
+#include <cstdlib>
+#include <cstring>
+
 #include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -26,6 +31,25 @@ TEST(AttachTarget, AProcessWithoutDotNet) {
   EXPECT_NE(target.problem.find("is not a .NET program: no .NET runtime is loaded in it"), std::string::npos)
       << target.problem;
   EXPECT_EQ(target.uid, geteuid());
+}
+
+TEST(AttachTarget, ASocketAnEarlierProcessOfThePidLeftIsNotTaken) {
+  const char* tmpdir = std::getenv("TMPDIR");
+  std::string directory = tmpdir != nullptr && *tmpdir != '\0' ? tmpdir : "/tmp";
+  std::string stale = diagnostics_socket_name(directory, getpid(), 1);  // a start long before this process's
+  int listener = socket(AF_UNIX, SOCK_STREAM, 0);
+  ASSERT_GE(listener, 0);
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  ASSERT_LT(stale.size(), sizeof(address.sun_path));
+  std::strcpy(address.sun_path, stale.c_str());
+  unlink(stale.c_str());
+  ASSERT_EQ(bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0) << stale;
+  AttachTarget target = find_attach_target(getpid());
+  close(listener);
+  unlink(stale.c_str());
+  EXPECT_TRUE(target.socket_path.empty()) << target.socket_path;
+  EXPECT_NE(target.problem.find("is not a .NET program"), std::string::npos) << target.problem;
 }
 
 TEST(AttachTarget, ProcessStatTellsAnEndedProcessAndALaterOne) {

@@ -178,9 +178,11 @@ AttachTarget find_attach_target(long long pid) {
     struct stat st {};
     if (::stat(exact.c_str(), &st) == 0 && S_ISSOCK(st.st_mode)) target.socket_path = exact;
   }
-  if (target.socket_path.empty()) target.socket_path = newest_socket(directory, pid);
+  // A socket under another start time was left by an earlier process of this pid unless the runtime is here.
+  bool runs_dotnet = maps_show_dotnet(*maps);
+  if (target.socket_path.empty() && runs_dotnet) target.socket_path = newest_socket(directory, pid);
   if (!target.socket_path.empty()) return target;
-  if (!maps_show_dotnet(*maps)) {
+  if (!runs_dotnet) {
     target.problem = who + " is not a .NET program: no .NET runtime is loaded in it";
   } else if (std::string off = diagnostics_turned_off(*environ); !off.empty()) {
     target.problem = who + " runs with its diagnostics socket turned off (" + off +
