@@ -113,6 +113,11 @@ uint64_t FunctionNames::jit_compilations() const {
   return jit_compilations_;
 }
 
+uint64_t FunctionNames::named_by_runtime() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return named_by_runtime_;
+}
+
 size_t FunctionNames::size() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return functions_.size();
@@ -127,9 +132,11 @@ std::string module_path(clr::ICorProfilerInfo& info, clr::ModuleID module) {
   return to_utf8(buf, len);
 }
 
-std::string FunctionNames::module_name_locked(clr::ModuleID module) {
+const FunctionNames::Module& FunctionNames::module_locked(clr::ModuleID module) {
   if (auto it = modules_.find(module); it != modules_.end()) return it->second;
-  return modules_.emplace(module, file_name_of(module_path(*info_, module))).first->second;
+  std::string path = module_path(*info_, module);
+  Module entry{std::string(file_name_of(path)), AssemblyMetadata::open(path)};
+  return modules_.emplace(module, std::move(entry)).first->second;
 }
 
 FunctionName FunctionNames::resolve_locked(clr::FunctionID function) {
@@ -138,7 +145,14 @@ FunctionName FunctionNames::resolve_locked(clr::FunctionID function) {
   clr::ModuleID module = 0;
   clr::mdToken token = 0;
   if (!clr::succeeded(info_->GetFunctionInfo(function, &cls, &module, &token))) return out;
-  out.module = module_name_locked(module);
+  const Module& loaded_from = module_locked(module);
+  out.module = loaded_from.name;
+  if (loaded_from.tables)
+    if (std::optional<std::string> name = loaded_from.tables->method_name(token)) {
+      out.name = std::move(*name);
+      return out;
+    }
+  ++named_by_runtime_;
   clr::IUnknown* unknown = nullptr;
   if (!clr::succeeded(info_->GetTokenAndMetaDataFromFunction(function, clr::IID_IMetaDataImport, &unknown, &token)) ||
       unknown == nullptr)

@@ -1,10 +1,12 @@
-// FunctionID -> "Namespace.Outer+Inner.Method" and module file name, through IMetaDataImport.
+// FunctionID -> "Namespace.Outer+Inner.Method" and module file name: read from the module's file where it has one
+// (names/assembly_metadata.h says why), through the runtime's IMetaDataImport otherwise.
 //
 // Contract: never called from the hooks. remember() runs in JITCompilationFinished so that every method that can
 // appear in a tree has its name before any exit path needs it; lookup() resolves what is still missing. Both lock
 // one mutex, which is never held while waiting on anything but the runtime's metadata calls.
 #pragma once
 
+#include <memory>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -12,6 +14,7 @@
 
 #include "clr/corprof.h"
 #include "clr/metadata.h"
+#include "names/assembly_metadata.h"
 
 namespace umbra {
 
@@ -41,22 +44,29 @@ class FunctionNames {
   // Copies the invisible set, sorted, if it changed since `generation` (updated); false if unchanged.
   bool copy_invisible(uint64_t& generation, std::vector<clr::FunctionID>& out) const;
   uint64_t jit_compilations() const;
+  // Functions named through the runtime's IMetaDataImport: modules without a file that names/assembly_metadata.h reads.
+  uint64_t named_by_runtime() const;
   // The runtime's dispatcher of helper-based tail calls: a frame snapshots show between the frames tail calls
   // connect, which the hooks never see (the reconciliation counts it as explained, not as uninstrumented code).
   bool is_tailcall_dispatcher(clr::FunctionID function);
 
  private:
   FunctionName resolve_locked(clr::FunctionID function);
-  std::string module_name_locked(clr::ModuleID module);
+  struct Module {
+    std::string name;                           // the file's name
+    std::unique_ptr<AssemblyMetadata> tables;  // null: the runtime names this module's methods
+  };
+  const Module& module_locked(clr::ModuleID module);
 
   clr::ICorProfilerInfo* info_;
   mutable std::mutex mutex_;
   bool frozen_ = false;
   uint64_t jit_compilations_ = 0;
+  uint64_t named_by_runtime_ = 0;
   std::vector<clr::FunctionID> invisible_;
   uint64_t invisible_generation_ = 0;
   std::unordered_map<clr::FunctionID, FunctionName> functions_;
-  std::unordered_map<clr::ModuleID, std::string> modules_;
+  std::unordered_map<clr::ModuleID, Module> modules_;
 };
 
 // The file a module was loaded from, as the runtime names it (empty if it cannot).

@@ -150,6 +150,7 @@ ReportStats Session::report_stats(const char* trigger, size_t threads_reported) 
   stats.threads_destroyed = threads_.threads_destroyed();
   stats.threads_reported = threads_reported;
   stats.functions_named = names_.size();
+  stats.functions_named_by_runtime = names_.named_by_runtime();
   stats.jit_compilations = names_.jit_compilations();
   return stats;
 }

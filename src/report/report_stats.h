@@ -179,6 +179,8 @@ struct ReportStats {
   std::optional<Sampler> sampler;
   std::optional<Reconcile> reconcile;  // shadow mode
   std::optional<uint64_t> threads_created, threads_destroyed, threads_reported, functions_named, jit_compilations;
+  // Of functions_named, those the runtime named (a module without a file umbra reads; see names/assembly_metadata.h).
+  std::optional<uint64_t> functions_named_by_runtime;
   std::optional<Period> period;
   std::optional<Push> push;
   // Keys this umbra does not read (from a newer one), or whose value it cannot: kept as they were and written after
@@ -217,6 +219,7 @@ struct ReportStats {
     visit("threads_destroyed", s.threads_destroyed);
     visit("threads_reported", s.threads_reported);
     visit("functions_named", s.functions_named);
+    visit("functions_named_by_runtime", s.functions_named_by_runtime);
     visit("jit_compilations", s.jit_compilations);
     visit("period", s.period);
     visit("push", s.push);

@@ -99,7 +99,7 @@ inline ReportStats every_stat() {
           .spliced = NamedCounts{{"native_segment", 29}, {"uninstrumented", 0}},
           .kept = NamedCounts{{"stale_middle_frame", 0}, {"invisible_frame", 30}}, .unread = {}},
       .threads_created = 31, .threads_destroyed = 32, .threads_reported = 33, .functions_named = 34,
-      .jit_compilations = 35,
+      .jit_compilations = 35, .functions_named_by_runtime = 90,
       .period = ReportStats::Period{.index = 54, .start_unix_ns = 55, .end_unix_ns = 56, .unread = {}},
       .push = ReportStats::Push{.pushed = 57, .failed = 58, .retries = 59, .dropped = 60, .abandoned = 61,
                                 .first_failure = "Couldn't connect to server", .unread = {}},

@@ -44,6 +44,7 @@ TEST(ReportStats, WritesEveryKeyInItsPlace) {
             R"("spliced":{"native_segment":29,"uninstrumented":0},)"
             R"("kept":{"stale_middle_frame":0,"invisible_frame":30}},)"
             R"("threads_created":31,"threads_destroyed":32,"threads_reported":33,"functions_named":34,)"
+            R"("functions_named_by_runtime":90,)"
             R"("jit_compilations":35,"period":{"index":54,"start_unix_ns":55,"end_unix_ns":56},)"
             R"("push":{"pushed":57,"failed":58,"retries":59,"dropped":60,"abandoned":61,)"
             R"("first_failure":"Couldn't connect to server"}})");
