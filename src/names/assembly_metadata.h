@@ -7,7 +7,8 @@
 //
 // Only the compressed table stream (#~) of an ordinary file is read; anything else (an edit-and-continue image, a
 // module without a file, a file that does not parse) makes open() return nothing, and the caller asks the runtime.
-// Every read is checked against the mapped file's size. The file stays mapped until the object is destroyed.
+// Every read is checked against the mapped file's size. The file stays mapped until the object is destroyed. It is
+// the file the runtime names as the module's: one replaced on disk after the module loaded would give its own names.
 #pragma once
 
 #include <cstddef>
