@@ -126,7 +126,9 @@ TEST_P(Workloads, HotCallLoopsOnTwoThreads) {
 TEST_P(Workloads, OneThousandLiveThreads) {
   Profiled run = profile(GetParam(), {"threads", "1000"});
   EXPECT_EQ(run.result.out, "threads started=1000\n");
-  EXPECT_GE(threads_of(run.report).size(), 1000u);
+  EXPECT_GE(threads_of(run.report).size(), 1000u)
+      << "threads created " << run.report.find("stats")->find("threads_created")->dump() << "; the sampler: "
+      << run.report.find("stats")->find("sampler")->dump();
   if (!shadow()) return;
   EXPECT_EQ(calls_in_all_threads(run.report, "Workloads.Program.Work"), 10000u);
   size_t working = 0;

@@ -146,7 +146,10 @@ public static class Program
             threads.Add(t);
         }
         allStarted.SignalAndWait();
-        allDone.SignalAndWait();  // every thread is alive until all have worked
+        // Every thread is alive until all have worked, and then for 30 sampling intervals more: the last ones
+        // started would otherwise live a few milliseconds, which a tick may never fall into.
+        Thread.Sleep(300);
+        allDone.SignalAndWait();
         foreach (var t in threads) t.Join();
         Console.WriteLine($"threads started={count}");
     }
