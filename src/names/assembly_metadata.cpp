@@ -234,9 +234,10 @@ std::string AssemblyMetadata::type_name(uint32_t type_row) const {
   for (int nesting = 0; nesting < 64 && type_row >= 1 && type_row <= types.rows; ++nesting) {
     const uint8_t* row = types.data + size_t(type_row - 1) * types.row_size;
     std::string part = string_at(read_index(row + typedef_name_, wide_strings_));
-    uint32_t enclosing = nested_enclosing(type_row);
-    std::string space = enclosing == 0 ? string_at(read_index(row + typedef_namespace_, wide_strings_)) : "";
+    // As IMetaDataImport's GetTypeDefProps: the namespace wherever it is not empty (C# leaves a nested type's empty).
+    std::string space = string_at(read_index(row + typedef_namespace_, wide_strings_));
     if (!space.empty()) part = space + "." + part;
+    uint32_t enclosing = nested_enclosing(type_row);
     result = result.empty() ? part : part + "+" + result;
     if (enclosing == 0) break;
     type_row = enclosing;

@@ -3,7 +3,8 @@
 //
 // Contract: never called from the hooks. remember() runs in JITCompilationFinished so that every method that can
 // appear in a tree has its name before any exit path needs it; lookup() resolves what is still missing. Both lock
-// one mutex, which is never held while waiting on anything but the runtime's metadata calls.
+// one mutex, which is never held while waiting on anything but the runtime's metadata calls and the first reading of
+// a module's file.
 #pragma once
 
 #include <memory>
