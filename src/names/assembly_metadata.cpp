@@ -13,14 +13,14 @@ namespace {
 
 // Tables of ECMA-335 II.22, by number, as far as a row size is needed.
 enum : int {
-  kModule = 0x00, kTypeRef = 0x01, kTypeDefT = 0x02, kFieldPtr = 0x03, kField = 0x04, kMethodPtr = 0x05,
-  kMethodDefT = 0x06, kParamPtr = 0x07, kParam = 0x08, kInterfaceImpl = 0x09, kMemberRef = 0x0A, kConstant = 0x0B,
+  kModule = 0x00, kTypeRef = 0x01, kTypeDef = 0x02, kFieldPtr = 0x03, kField = 0x04, kMethodPtr = 0x05,
+  kMethodDef = 0x06, kParamPtr = 0x07, kParam = 0x08, kInterfaceImpl = 0x09, kMemberRef = 0x0A, kConstant = 0x0B,
   kCustomAttribute = 0x0C, kFieldMarshal = 0x0D, kDeclSecurity = 0x0E, kClassLayout = 0x0F, kFieldLayout = 0x10,
   kStandAloneSig = 0x11, kEventMap = 0x12, kEventPtr = 0x13, kEvent = 0x14, kPropertyMap = 0x15, kPropertyPtr = 0x16,
   kProperty = 0x17, kMethodSemantics = 0x18, kMethodImpl = 0x19, kModuleRef = 0x1A, kTypeSpec = 0x1B,
   kImplMap = 0x1C, kFieldRva = 0x1D, kEncLog = 0x1E, kEncMap = 0x1F, kAssembly = 0x20, kAssemblyProcessor = 0x21,
   kAssemblyOs = 0x22, kAssemblyRef = 0x23, kAssemblyRefProcessor = 0x24, kAssemblyRefOs = 0x25, kFile = 0x26,
-  kExportedType = 0x27, kManifestResource = 0x28, kNestedClassT = 0x29, kGenericParam = 0x2A, kMethodSpec = 0x2B,
+  kExportedType = 0x27, kManifestResource = 0x28, kNestedClass = 0x29, kGenericParam = 0x2A, kMethodSpec = 0x2B,
   kGenericParamConstraint = 0x2C,
 };
 
@@ -127,51 +127,51 @@ bool AssemblyMetadata::parse_tables(const uint8_t* stream, size_t stream_size) {
   auto coded = [&](int tag_bits, std::initializer_list<int> targets) -> uint32_t {
     uint32_t most = 0;
     for (int t : targets)
-      if (t >= 0 && tables_[t].rows > most) most = tables_[t].rows;
+      if (tables_[t].rows > most) most = tables_[t].rows;
     return most < (1u << (16 - tag_bits)) ? 2 : 4;
   };
-  const uint32_t type_def_or_ref = coded(2, {kTypeDefT, kTypeRef, kTypeSpec});
+  const uint32_t type_def_or_ref = coded(2, {kTypeDef, kTypeRef, kTypeSpec});
   const uint32_t has_constant = coded(2, {kField, kParam, kProperty});
   const uint32_t has_custom_attribute =
-      coded(5, {kMethodDefT, kField, kTypeRef, kTypeDefT, kParam, kInterfaceImpl, kMemberRef, kModule, kDeclSecurity,
+      coded(5, {kMethodDef, kField, kTypeRef, kTypeDef, kParam, kInterfaceImpl, kMemberRef, kModule, kDeclSecurity,
                 kProperty, kEvent, kStandAloneSig, kModuleRef, kTypeSpec, kAssembly, kAssemblyRef, kFile,
                 kExportedType, kManifestResource, kGenericParam, kGenericParamConstraint, kMethodSpec});
   const uint32_t has_field_marshal = coded(1, {kField, kParam});
-  const uint32_t has_decl_security = coded(2, {kTypeDefT, kMethodDefT, kAssembly});
-  const uint32_t member_ref_parent = coded(3, {kTypeDefT, kTypeRef, kModuleRef, kMethodDefT, kTypeSpec});
+  const uint32_t has_decl_security = coded(2, {kTypeDef, kMethodDef, kAssembly});
+  const uint32_t member_ref_parent = coded(3, {kTypeDef, kTypeRef, kModuleRef, kMethodDef, kTypeSpec});
   const uint32_t has_semantics = coded(1, {kEvent, kProperty});
-  const uint32_t method_def_or_ref = coded(1, {kMethodDefT, kMemberRef});
-  const uint32_t member_forwarded = coded(1, {kField, kMethodDefT});
+  const uint32_t method_def_or_ref = coded(1, {kMethodDef, kMemberRef});
+  const uint32_t member_forwarded = coded(1, {kField, kMethodDef});
   const uint32_t implementation = coded(2, {kFile, kAssemblyRef, kExportedType});
-  const uint32_t custom_attribute_type = coded(3, {kMethodDefT, kMemberRef});
+  const uint32_t custom_attribute_type = coded(3, {kMethodDef, kMemberRef});
   const uint32_t resolution_scope = coded(2, {kModule, kModuleRef, kAssemblyRef, kTypeRef});
-  uint32_t row_size[kNestedClassT + 1] = {};
+  uint32_t row_size[kNestedClass + 1] = {};
   row_size[kModule] = 2 + s + 3 * g;
   row_size[kTypeRef] = resolution_scope + 2 * s;
-  row_size[kTypeDefT] = 4 + 2 * s + type_def_or_ref + index(kField) + index(kMethodDefT);
+  row_size[kTypeDef] = 4 + 2 * s + type_def_or_ref + index(kField) + index(kMethodDef);
   row_size[kFieldPtr] = index(kField);
   row_size[kField] = 2 + s + b;
-  row_size[kMethodPtr] = index(kMethodDefT);
-  row_size[kMethodDefT] = 4 + 2 + 2 + s + b + index(kParam);
+  row_size[kMethodPtr] = index(kMethodDef);
+  row_size[kMethodDef] = 4 + 2 + 2 + s + b + index(kParam);
   row_size[kParamPtr] = index(kParam);
   row_size[kParam] = 2 + 2 + s;
-  row_size[kInterfaceImpl] = index(kTypeDefT) + type_def_or_ref;
+  row_size[kInterfaceImpl] = index(kTypeDef) + type_def_or_ref;
   row_size[kMemberRef] = member_ref_parent + s + b;
   row_size[kConstant] = 2 + has_constant + b;
   row_size[kCustomAttribute] = has_custom_attribute + custom_attribute_type + b;
   row_size[kFieldMarshal] = has_field_marshal + b;
   row_size[kDeclSecurity] = 2 + has_decl_security + b;
-  row_size[kClassLayout] = 2 + 4 + index(kTypeDefT);
+  row_size[kClassLayout] = 2 + 4 + index(kTypeDef);
   row_size[kFieldLayout] = 4 + index(kField);
   row_size[kStandAloneSig] = b;
-  row_size[kEventMap] = index(kTypeDefT) + index(kEvent);
+  row_size[kEventMap] = index(kTypeDef) + index(kEvent);
   row_size[kEventPtr] = index(kEvent);
   row_size[kEvent] = 2 + s + type_def_or_ref;
-  row_size[kPropertyMap] = index(kTypeDefT) + index(kProperty);
+  row_size[kPropertyMap] = index(kTypeDef) + index(kProperty);
   row_size[kPropertyPtr] = index(kProperty);
   row_size[kProperty] = 2 + s + b;
-  row_size[kMethodSemantics] = 2 + index(kMethodDefT) + has_semantics;
-  row_size[kMethodImpl] = index(kTypeDefT) + 2 * method_def_or_ref;
+  row_size[kMethodSemantics] = 2 + index(kMethodDef) + has_semantics;
+  row_size[kMethodImpl] = index(kTypeDef) + 2 * method_def_or_ref;
   row_size[kModuleRef] = s;
   row_size[kTypeSpec] = b;
   row_size[kImplMap] = 2 + member_forwarded + s + index(kModuleRef);
@@ -187,8 +187,8 @@ bool AssemblyMetadata::parse_tables(const uint8_t* stream, size_t stream_size) {
   row_size[kFile] = 4 + s + b;
   row_size[kExportedType] = 4 + 4 + 2 * s + implementation;
   row_size[kManifestResource] = 4 + 4 + s + implementation;
-  row_size[kNestedClassT] = 2 * index(kTypeDefT);
-  for (int t = 0; t <= kNestedClassT; ++t) {
+  row_size[kNestedClass] = 2 * index(kTypeDef);
+  for (int t = 0; t <= kNestedClass; ++t) {
     size_t bytes = size_t(tables_[t].rows) * row_size[t];
     if (!within(at, bytes, stream_size)) return false;
     tables_[t].data = stream + at;
@@ -201,8 +201,8 @@ bool AssemblyMetadata::parse_tables(const uint8_t* stream, size_t stream_size) {
   typedef_namespace_ = 4 + s;
   typedef_method_list_ = 4 + 2 * s + type_def_or_ref + index(kField);
   methoddef_name_ = 8;
-  wide_method_index_ = index(kMethodDefT) == 4;
-  wide_type_index_ = index(kTypeDefT) == 4;
+  wide_method_index_ = index(kMethodDef) == 4;
+  wide_type_index_ = index(kTypeDef) == 4;
   return true;
 }
 
@@ -244,6 +244,8 @@ std::string AssemblyMetadata::type_name(uint32_t type_row) const {
   }
   return result;
 }
+
+uint32_t AssemblyMetadata::method_count() const { return tables_[kMethodDef].rows; }
 
 std::optional<std::string> AssemblyMetadata::method_name(uint32_t method_token) const {
   uint32_t method_row = method_token & 0x00FFFFFF;

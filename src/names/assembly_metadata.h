@@ -29,12 +29,10 @@ class AssemblyMetadata {
   // "Namespace.Outer+Inner.Method" for a MethodDef token (0x06nnnnnn), formatted as the runtime's own names are
   // (a method of <Module> is named alone); nothing for another token or a row past the table.
   std::optional<std::string> method_name(uint32_t method_token) const;
-  // "Namespace.Outer+Inner" for a TypeDef row (1-based).
-  std::string type_name(uint32_t type_row) const;
-  uint32_t method_count() const { return tables_[kMethodDef].rows; }
+  uint32_t method_count() const;
 
  private:
-  static constexpr int kTypeDef = 0x02, kMethodDef = 0x06, kNestedClass = 0x29, kTables = 64;
+  static constexpr int kTables = 64;  // the bits of the table stream's Valid mask
   struct Table {
     const uint8_t* data = nullptr;
     uint32_t rows = 0;
@@ -46,6 +44,7 @@ class AssemblyMetadata {
   bool parse_tables(const uint8_t* stream, size_t stream_size);
   uint32_t read_index(const uint8_t* at, bool wide) const { return wide ? load32(at) : load16(at); }
   const char* string_at(uint32_t index) const;
+  std::string type_name(uint32_t type_row) const;      // "Namespace.Outer+Inner" for a TypeDef row (1-based)
   uint32_t nested_enclosing(uint32_t type_row) const;  // 0: not nested
   static uint32_t load16(const uint8_t* at) { return uint32_t(at[0]) | uint32_t(at[1]) << 8; }
   static uint32_t load32(const uint8_t* at) { return load16(at) | load16(at + 2) << 16; }

@@ -6,13 +6,11 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include <cstdio>
 #include <fstream>
 #include <iterator>
 #include <set>
 #include <sstream>
 #include <string>
-#include <vector>
 
 namespace umbra {
 namespace {
