@@ -1,5 +1,6 @@
 #include "snapshot/native_capture.h"
 
+#include "hooks/shadow_hooks.h"
 #include "hooks/thread_shadow.h"
 #include "snapshot/code_ranges.h"
 #include "snapshot/interrupted_syscall.h"
@@ -246,8 +247,10 @@ void on_capture_signal(int signo, siginfo_t* info, void* ucontext) {
     const pid_t self = pid_t(syscall(SYS_gettid));
     capture->loader_busy = loader_changing_objects() ||
                            !(loader_lock_may_be_taken(self) || loader_lock_held_by_another_unwinder(self));
-    // The node of this instant: the thread is stopped here, so its shadow stack and its real stack agree.
-    capture->shadow_node = capture->shadow ? capture->shadow->current_node() : nullptr;
+    // The node of this instant: the thread is stopped here, so its shadow stack and its real stack agree. A thread
+    // whose first hook ran after the request was prepared has a shadow the requester did not know of: its own.
+    const ThreadShadow* shadow = capture->shadow ? capture->shadow : hooks::existing_shadow();
+    capture->shadow_node = shadow ? shadow->current_node() : nullptr;
     sigjmp_buf recover;
     Unwinding* unwinding =
         capture->loader_busy ? nullptr : begin_unwinding(self, &recover);

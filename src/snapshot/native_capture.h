@@ -53,6 +53,7 @@ struct NativeCapture {
   uint64_t tick = 0;                       // the sampler's tick the request belongs to (sampler only)
   bool through_managed = false;            // set by the requester: the whole stack, not only the native top
   const ThreadShadow* shadow = nullptr;    // set by the requester: the thread's shadow stack, read at the signal
+                                           // (nullptr: the thread's own, if it has one by then)
   const CallNode* shadow_node = nullptr;   // the shadow's current node when the stack was taken
   uintptr_t word_at_sp = 0;                // through_managed: a return address into managed code on top of the
                                            // interrupted stack (a frameless leaf's), or 0

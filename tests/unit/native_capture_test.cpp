@@ -16,6 +16,9 @@
 #include <thread>
 #include <vector>
 
+#include "hooks/shadow_hooks.h"
+#include "hooks/shadow_pool.h"
+#include "shadow_limits.h"
 #include "snapshot/code_ranges.h"
 #include "snapshot/native_capture.h"
 #include "snapshot/native_symbols.h"
@@ -98,6 +101,38 @@ TEST(NativeCapture, CapturesTheNativeTopOfAnotherThread) {
   for (uint32_t i = 0; i < 3; ++i) busy_on_top |= symbols.lookup(capture->frames[i]).name == "umbra_test_native_busy";
   EXPECT_TRUE(busy_on_top) << symbols.lookup(capture->frames[0]).name;
   EXPECT_EQ(capture->stop_ip, 0u);
+}
+
+clr::ThreadID a_thread_id() { return 91; }
+
+// A thread whose first hook runs after the sampler prepared its request (which then names no shadow) answers with
+// the node of its own shadow: its stack, which holds the hooked method, is counted above that method's node.
+TEST(NativeCapture, AThreadWhoseShadowTheRequesterDidNotKnowReadsItsOwn) {
+  ASSERT_NE(install_native_capture_handler(), 0);
+  ShadowPool pool(testing::small_limits());
+  pool.prepare(1);
+  hooks::install_pool(&pool, &a_thread_id);
+  std::atomic<const CallNode*> entered{nullptr};
+  std::atomic<bool> stop{false};
+  std::atomic<pid_t> tid{0};
+  std::thread thread([&] {
+    ThreadShadow* shadow = hooks::current_shadow();
+    shadow->enter(0x5000, 0);
+    entered = shadow->current_node();
+    tid = pid_t(syscall(SYS_gettid));
+    umbra_test_native_busy(&stop);
+    hooks::release_current_shadow();
+  });
+  ASSERT_TRUE(wait_for([&] { return tid.load() != 0; }));
+  auto capture = std::make_unique<NativeCapture>();
+  ASSERT_EQ(capture->shadow, nullptr);
+  bool requested = request_native_capture(tid, *capture);
+  bool answered = requested && wait_for([&] { return capture->state.load() == NativeCapture::kDone; });
+  stop = true;
+  thread.join();
+  hooks::install_pool(nullptr, nullptr);
+  ASSERT_TRUE(answered);
+  EXPECT_EQ(capture->shadow_node, entered.load());
 }
 
 TEST(NativeCapture, AThreadThatDoesNotExistIsReportedAndLeavesTheCaptureIdle) {
