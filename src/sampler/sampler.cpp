@@ -158,16 +158,26 @@ void Sampler::tick(uint64_t late_ns) {
   tick.ticks = 1;
   tick.late_ns_total = late_ns;
   tick.late_ns_max = late_ns;
+  // The samples counted before the walk are in the trees already: their stats are added at once, under the lock
+  // the report reads both with, so that a stop before the rest of the tick leaves the two in agreement.
+  auto count_before_walk = [&] {
+    stats_.add_tick(tick);
+    tick = SamplerStats{};
+  };
+  uint64_t shadow_sample_ns = 0;
   if (signal_sampling_) {
     signal_sampling_->capture(tick_index_, options_.interval_ms);
-    tick.shadow_sample_ns_total = monotonic_ns() - start_ns;
+    tick.shadow_sample_ns_total = shadow_sample_ns = monotonic_ns() - start_ns;
     // Counted now: the suspension below (if due) asks the threads again, into the same buffers.
     std::lock_guard<std::mutex> lock(tree_mutex_);
     if (stopped_) return;
     signal_sampling_->attribute(tick);
+    count_before_walk();
   } else if (options_.shadows) {
     tick.samples = sample_shadows(*options_.shadows, scheduler_states_);
-    tick.shadow_sample_ns_total = monotonic_ns() - start_ns;
+    tick.shadow_sample_ns_total = shadow_sample_ns = monotonic_ns() - start_ns;
+    std::lock_guard<std::mutex> lock(tree_mutex_);
+    count_before_walk();
   }
   bool walked = snapshot_due();
   if (walked) {
@@ -186,7 +196,7 @@ void Sampler::tick(uint64_t late_ns) {
     tick.tick_ns_total = tick.tick_ns_max = monotonic_ns() - start_ns;
     if (tick.suspensions) {
       tick.snapshot_ticks = 1;
-      tick.snapshot_ns_total = tick.tick_ns_total - tick.shadow_sample_ns_total;
+      tick.snapshot_ns_total = tick.tick_ns_total - shadow_sample_ns;
     }
     stats_.add_tick(tick);
     stats_.cpu_ns_total = current_thread_cpu_ns();
