@@ -45,6 +45,13 @@ std::optional<std::string> variable(const std::string& environ, const std::strin
   return std::nullopt;
 }
 
+// Where the process's runtime makes its diagnostics socket: its own TMPDIR, without trailing slashes, or /tmp.
+std::string tmp_directory_of(const std::string& environ) {
+  std::string directory = variable(environ, "TMPDIR").value_or("");
+  while (directory.size() > 1 && directory.back() == '/') directory.pop_back();
+  return directory.empty() ? "/tmp" : directory;
+}
+
 // The variable, with its value, that turns the diagnostics socket off, if the process has one.
 std::string diagnostics_turned_off(const std::string& environ) {
   for (const char* prefix : {"DOTNET_", "COMPlus_"})
@@ -143,9 +150,7 @@ ProcessBasics process_basics(long long pid) {
   read_owner(*status, owner);
   basics.uid = owner.uid;
   basics.gid = owner.gid;
-  basics.tmp_directory = variable(*environ, "TMPDIR").value_or("");
-  while (basics.tmp_directory.size() > 1 && basics.tmp_directory.back() == '/') basics.tmp_directory.pop_back();
-  if (basics.tmp_directory.empty()) basics.tmp_directory = "/tmp";
+  basics.tmp_directory = tmp_directory_of(*environ);
   return basics;
 }
 
@@ -170,9 +175,7 @@ AttachTarget find_attach_target(long long pid) {
     return target;
   }
   read_owner(*status, target);
-  std::string directory = variable(*environ, "TMPDIR").value_or("");
-  while (directory.size() > 1 && directory.back() == '/') directory.pop_back();
-  if (directory.empty()) directory = "/tmp";
+  const std::string directory = tmp_directory_of(*environ);
   if (std::optional<ProcessStat> process = read_process_stat(pid)) {
     std::string exact = diagnostics_socket_name(directory, pid, process->start_ticks);
     struct stat st {};
