@@ -168,6 +168,14 @@ TEST(Attach, WebApiUnderLoad) {
   std::string stop_file = dir + "/stop-load";
   ProcessResult client;
   std::atomic<bool> load_ended{false};
+  // When each step ended, in seconds from the load's start: a failure says which step took the time.
+  const auto load_started = std::chrono::steady_clock::now();
+  std::string steps;
+  auto step_done = [&](const std::string& step) {
+    std::chrono::duration<double> at = std::chrono::steady_clock::now() - load_started;
+    steps += step + " at " + std::to_string(at.count()) + " s" + (load_ended.load() ? " (the load had ended)" : "") +
+             "; ";
+  };
   std::thread load([&] {
     client = run_process(app_command("LoadClient", {server.address(), "600", kConnections, kRounds, stop_file}));
     load_ended.store(true);
@@ -208,10 +216,12 @@ TEST(Attach, WebApiUnderLoad) {
   // Attached for a few seconds, then again: the runtime has unloaded umbra, and loads it anew.
   ProcessResult first =
       run_process(attach_command(pid, {"--duration", "4", "--interval-ms", "1", "-o", dir + "/first"}));
+  step_done("first attach");
   if (!server_runs_on("first") || !server_answers("first")) return;
   expect_attached_and_detached(first, pid, dir + "/first", "attach_duration");
   ProcessResult second = run_process(
       attach_command(pid, {"--duration", "4", "--interval-ms", "1", "--mode", "shadow", "-o", dir + "/second"}));
+  step_done("second attach");
   if (!server_runs_on("second") || !server_answers("second")) return;
   expect_attached_and_detached(second, pid, dir + "/second", "attach_duration");
   EXPECT_EQ(occurrences(second.err, "umbra: UMBRA_MODE='shadow' needs enter/leave hooks, which the runtime allows "
@@ -230,7 +240,8 @@ TEST(Attach, WebApiUnderLoad) {
                                 for (const auto& thread : threads_of(report)) all += thread_samples_of(thread);
                                 return all;
                               }()
-                           << " samples; the sampler: " << report.find("stats")->find("sampler")->dump();
+                           << " samples; the sampler: " << report.find("stats")->find("sampler")->dump()
+                           << "\nsteps: " << steps;
   }
 
   // Until Ctrl-C.
@@ -239,6 +250,7 @@ TEST(Attach, WebApiUnderLoad) {
     kill(launcher, SIGINT);
   };
   ProcessResult interrupted = run_process(attach_command(pid, {"-o", dir + "/interrupted"}), {}, 300, interrupt);
+  step_done("interrupted attach");
   if (!server_runs_on("interrupted") || !server_answers("interrupted")) return;
   expect_attached_and_detached(interrupted, pid, dir + "/interrupted", "attach_stopped");
   EXPECT_EQ(occurrences(interrupted.err, "umbra: stopping: umbra writes the report, then detaches"), 1u)
@@ -258,9 +270,12 @@ TEST(Attach, WebApiUnderLoad) {
       kill(pid, SIGKILL);
     }
   });
+  step_done("ended attach");
   stop_load();
   const ProcessResult& served = server.wait();
-  ASSERT_EQ(threads_of_stuck_server, "") << "the server did not end when the client asked it to; its threads above";
+  ASSERT_EQ(threads_of_stuck_server, "") << "the server did not end when the client asked it to; its threads above"
+                                         << "\nsteps: " << steps << "\nthe load client's exit code "
+                                         << client.exit_code << ", its output:\n" << client.out << client.err;
   EXPECT_EQ(ended.exit_code, 0) << ended.err;
   EXPECT_EQ(occurrences(ended.err, "umbra: pid " + std::to_string(pid) + " (dotnet) ended during the attach"), 1u)
       << ended.err;
