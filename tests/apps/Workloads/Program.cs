@@ -1,5 +1,6 @@
 // Workloads that stress a profiler, each with counts the tests know in advance:
-//   async        200 tasks, each a chain of 10 awaiting async calls ending in one Leaf() call
+//   async [N]    200 tasks, each a chain of 10 awaiting async calls ending in one Leaf() call; N rounds of it
+//                (1 unless given), one after the other; prints the Leaf() calls counted
 //   gc           1,000,000 small allocations with some survivors (dozens of gen0 collections)
 //   deep N       recursion N deep on a thread with a 1 GiB stack, spinning 300 ms at the bottom
 //   threads N    N threads alive at once, each calling Work() 10 times
@@ -46,7 +47,7 @@ public static class Program
         int n = args.Length > 1 && int.TryParse(args[1], out int parsed) ? parsed : 0;
         switch (what)
         {
-            case "async": Console.WriteLine($"async leaves={RunAsync().GetAwaiter().GetResult()}"); break;
+            case "async": Console.WriteLine($"async leaves={RunAsync(Math.Max(n, 1)).GetAwaiter().GetResult()}"); break;
             case "gc": RunGc(); break;
             case "deep": RunDeep(n); break;
             case "threads": RunThreads(n); break;
@@ -64,12 +65,15 @@ public static class Program
         return 0;
     }
 
-    static async Task<int> RunAsync()
+    static async Task<int> RunAsync(int rounds)
     {
-        var tasks = new Task<int>[200];
-        for (int i = 0; i < tasks.Length; i++) tasks[i] = Task.Run(() => Chain(10));
         int leaves = 0;
-        foreach (int r in await Task.WhenAll(tasks)) leaves += r;
+        for (int round = 0; round < rounds; round++)
+        {
+            var tasks = new Task<int>[200];
+            for (int i = 0; i < tasks.Length; i++) tasks[i] = Task.Run(() => Chain(10));
+            foreach (int r in await Task.WhenAll(tasks)) leaves += r;
+        }
         return leaves;
     }
 
