@@ -1,5 +1,8 @@
 #include "attach_target.h"
 
+#include <dlfcn.h>
+#include <limits.h>
+
 #include <cstdlib>
 #include <cstring>
 
@@ -66,6 +69,22 @@ TEST(AttachTarget, ProcessStatTellsAnEndedProcessAndALaterOne) {
   EXPECT_GE(ended->start_ticks, self->start_ticks);
   waitpid(child, nullptr, 0);
   EXPECT_FALSE(read_process_stat(child));
+}
+
+// The launcher says "detached" once the runtime has unmapped umbra's library, found by its whole path.
+TEST(AttachTarget, MapsTellWhetherAFileIsMappedByItsWholePath) {
+  Dl_info info{};
+  ASSERT_NE(dladdr(reinterpret_cast<void*>(&dlsym), &info), 0);
+  char resolved[PATH_MAX];
+  ASSERT_NE(realpath(info.dli_fname, resolved), nullptr);
+  const std::string libdl_or_libc = resolved;
+  EXPECT_EQ(maps_file(getpid(), libdl_or_libc), true) << libdl_or_libc;
+  EXPECT_EQ(maps_file(getpid(), libdl_or_libc.substr(0, libdl_or_libc.size() - 1)), false) << "a shorter name";
+  EXPECT_EQ(maps_file(getpid(), libdl_or_libc.substr(1)), false) << "the name without its first character";
+  pid_t child = fork();
+  if (child == 0) _exit(0);
+  waitpid(child, nullptr, 0);
+  EXPECT_EQ(maps_file(child, libdl_or_libc), std::nullopt) << "no process: nothing to say";
 }
 
 }  // namespace

@@ -239,9 +239,13 @@ int run_attach_command(const AttachRequest& request, const std::string& library_
     return written ? 0 : 1;
   }
   auto deadline = std::chrono::steady_clock::now() + kDetachWait;
+  // umbra says it has detached from inside the runtime's last call to it; the runtime unloads it after that call
+  // returns, and refuses a new attach until it has.
+  char resolved[PATH_MAX];
+  const std::string library = realpath(library_path.c_str(), resolved) ? resolved : library_path;
   for (;;) {
     relay.pump();
-    if (exists(control.entry(kAttachDetached))) {
+    if (exists(control.entry(kAttachDetached)) && maps_file(pid, library) != true) {
       say("detached from " + who + "; it runs on without umbra");
       break;
     }

@@ -124,6 +124,17 @@ std::optional<ProcessStat> read_process_stat(long long pid) {
   return std::nullopt;
 }
 
+std::optional<bool> maps_file(long long pid, const std::string& path) {
+  std::optional<std::string> maps = read_proc("/proc/" + std::to_string(pid) + "/maps");
+  if (!maps || maps->empty()) return std::nullopt;
+  // The path ends its line: a mapping of a file named longer does not count.
+  for (size_t at = maps->find(path); at != std::string::npos; at = maps->find(path, at + 1)) {
+    size_t end = at + path.size();
+    if (at > 0 && (*maps)[at - 1] == ' ' && (end == maps->size() || (*maps)[end] == '\n')) return true;
+  }
+  return false;
+}
+
 std::string diagnostics_socket_name(const std::string& directory, long long pid, unsigned long long start_ticks) {
   return directory + "/dotnet-diagnostic-" + std::to_string(pid) + "-" + std::to_string(start_ticks) + "-socket";
 }

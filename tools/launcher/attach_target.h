@@ -40,6 +40,10 @@ struct ProcessStat {
 };
 std::optional<ProcessStat> read_process_stat(long long pid);
 
+// Whether the process maps the file at `path` (as /proc/{pid}/maps names it: absolute, links resolved); nothing
+// when its maps cannot be read.
+std::optional<bool> maps_file(long long pid, const std::string& path);
+
 // The name of the socket, for a process started at `start_ticks`, in `directory`.
 std::string diagnostics_socket_name(const std::string& directory, long long pid, unsigned long long start_ticks);
 
