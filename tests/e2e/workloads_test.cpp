@@ -198,8 +198,10 @@ TEST_P(Workloads, CpuTimeApartFromWaiting) {
 // where it goes to sleep (23% of the samples in Burn against 39% of the time, before).
 TEST_P(Workloads, SamplesFollowShortBurstsOfWork) {
   Profiled run = profile(GetParam(), {"dutycycle", "4000"}, "5");
-  double burn_ms = 0, sleep_ms = 0;
-  ASSERT_EQ(std::sscanf(run.result.out.c_str(), "dutycycle burn_ms=%lf sleep_ms=%lf", &burn_ms, &sleep_ms), 2)
+  double burn_ms = 0, sleep_ms = 0, wait_ms = 0;
+  ASSERT_EQ(std::sscanf(run.result.out.c_str(), "dutycycle burn_ms=%lf sleep_ms=%lf wait_ms=%lf", &burn_ms,
+                        &sleep_ms, &wait_ms),
+            3)
       << run.result.out;
   const JsonValue* cycler = thread_named(run.report, "cycler");
   ASSERT_NE(cycler, nullptr);
@@ -208,16 +210,23 @@ TEST_P(Workloads, SamplesFollowShortBurstsOfWork) {
   const uint64_t samples = thread_samples_of(*cycler), cpu = thread_cpu_samples_of(*cycler);
   const double measured = burn_ms / (burn_ms + sleep_ms);
   const double in_burn = double(burn) / double(samples), on_cpu = double(cpu) / double(samples);
+  // Ready to run and waiting for a CPU counts as on a CPU (the R state), also just after the sleep, which the
+  // program times as sleeping: that wait, as the kernel counted it, may add to the share on a CPU.
+  const double waiting = wait_ms < 0 ? 0.12 : wait_ms / (burn_ms + sleep_ms);  // unknown: as much as seen
   std::printf("[ %s ] cycler: %lu of %lu samples in Burn (%.2f), %lu on a CPU (%.2f); computing %.0f of %.0f ms "
-              "(%.2f)\n", GetParam(), burn, samples, in_burn, cpu, on_cpu, burn_ms, burn_ms + sleep_ms, measured);
+              "(%.2f), waiting for a CPU %.0f ms (%.2f)\n",
+              GetParam(), burn, samples, in_burn, cpu, on_cpu, burn_ms, burn_ms + sleep_ms, measured, wait_ms,
+              waiting);
   ASSERT_GT(samples, 300u);
   const char* walker = std::getenv("UMBRA_WALKER");
   if (walker != nullptr && std::string(walker) == "suspend")
     GTEST_SKIP() << "the suspending walker samples where the runtime stops the thread, not where the tick finds it";
-  EXPECT_NEAR(in_burn, measured, 0.08);
-  // Ready to run and waiting for a CPU counts as on a CPU (the R state), also just after the sleep, which the
-  // program times as sleeping: beside other tests on two cores that added 0.09 (0.51 against 0.42).
-  EXPECT_NEAR(on_cpu, measured, 0.12);
+  // Where the cycler waits for a CPU, so does the sampler, and more while the cycler computes than while it sleeps:
+  // with three busy threads beside it on two cores, 0.36 in Burn against 0.44 computing (0.20 waiting).
+  EXPECT_GE(in_burn, measured - 0.08 - waiting);
+  EXPECT_LE(in_burn, measured + 0.08);
+  EXPECT_GE(on_cpu, measured - 0.08);
+  EXPECT_LE(on_cpu, measured + waiting + 0.08);
 }
 
 // NullReferenceExceptions raised as fast as four threads can: the runtime handles each SIGSEGV on the thread's small

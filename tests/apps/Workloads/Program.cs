@@ -19,7 +19,8 @@
 //   cpuwait MS   the main thread computes in Crunch() for MS milliseconds while a thread named "waiter" is blocked
 //                in Monitor.Wait the whole time; prints "cpuwait done" once the waiter has been released
 //   dutycycle MS a thread named "cycler" computes in Burn() for 2 ms and sleeps 3 ms, again and again for MS
-//                milliseconds, timing both itself; prints "dutycycle burn_ms=B sleep_ms=S"
+//                milliseconds, timing both itself; prints "dutycycle burn_ms=B sleep_ms=S wait_ms=W", W the time
+//                it spent ready to run and waiting for a CPU (-1: unknown)
 //   steady MS    for MS milliseconds, Step() in a loop with short sleeps, and every 200 ms a new thread that calls
 //                Step() 1,000 times and ends; prints "steady done"
 //   faults MS    for MS milliseconds, 4 threads each read a field through a null reference in Fault() and catch
@@ -489,9 +490,10 @@ public static class Program
     // sample, including the first sample of each sleep.
     static void RunDutyCycle(int ms)
     {
-        long burnTicks = 0, sleepTicks = 0;
+        long burnTicks = 0, sleepTicks = 0, waitNs = 0;
         var cycler = new Thread(() =>
         {
+            long waitedBefore = RunQueueWaitNs();
             var total = Stopwatch.StartNew();
             while (total.ElapsedMilliseconds < ms)
             {
@@ -502,11 +504,28 @@ public static class Program
                 burnTicks += burnt - start;
                 sleepTicks += Stopwatch.GetTimestamp() - burnt;
             }
+            waitNs = waitedBefore < 0 ? -1 : RunQueueWaitNs() - waitedBefore;
         }) { Name = "cycler" };
         cycler.Start();
         cycler.Join();
         Console.WriteLine($"dutycycle burn_ms={burnTicks * 1000 / Stopwatch.Frequency} " +
-                          $"sleep_ms={sleepTicks * 1000 / Stopwatch.Frequency}");
+                          $"sleep_ms={sleepTicks * 1000 / Stopwatch.Frequency} " +
+                          $"wait_ms={(waitNs < 0 ? -1 : waitNs / 1_000_000)}");
+    }
+
+    // The time this thread has spent ready to run, waiting for a CPU (the kernel's schedstat, second field), or -1
+    // where the kernel does not say.
+    static long RunQueueWaitNs()
+    {
+        try
+        {
+            string[] fields = File.ReadAllText("/proc/thread-self/schedstat").Split(' ');
+            return fields.Length > 1 && long.TryParse(fields[1], out long ns) ? ns : -1;
+        }
+        catch (IOException)
+        {
+            return -1;
+        }
     }
 
     // Arithmetic for `ms` milliseconds, the clock read every 10,000 iterations.
