@@ -60,7 +60,10 @@ std::map<std::string, std::string> profiler_env(const std::string& output) {
 }
 
 std::string scratch_dir(const std::string& test_name) {
-  auto dir = std::filesystem::path(UMBRA_TEST_SCRATCH) / test_runtime() / expected_hook_family() / test_name;
+  // Every variant of the suite (runtime, hook family, walker) has its own: ctest may run two variants at once.
+  const char* walker = std::getenv("UMBRA_WALKER");
+  auto dir = std::filesystem::path(UMBRA_TEST_SCRATCH) / test_runtime() / expected_hook_family() /
+             (walker && *walker ? walker : "default-walker") / test_name;
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir.string();

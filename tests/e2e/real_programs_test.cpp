@@ -104,7 +104,8 @@ TEST(RealPrograms, DotnetBuildInBothModes) {
     ReportFacts compiler = facts_of(descendants[0]);
     const bool shadow = std::string(mode) == "shadow";
     EXPECT_GE(msbuild.threads, 5u);
-    EXPECT_GE(msbuild.methods, shadow ? 5000u : 500u);
+    // Sampled at 100 Hz, a build of about a second names 630-700 of MSBuild's methods on a 2-core machine.
+    EXPECT_GE(msbuild.methods, shadow ? 5000u : 300u);
     EXPECT_GE(compiler.methods, shadow ? 5000u : 300u);
     EXPECT_GE(compiler.compile_share, 0.5) << "the compiler's main thread is mostly compiling";
     // The saved report holds everything the text report says: converted back, it says the same.
