@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <thread>
 
 #include "attach_target.h"
@@ -31,6 +32,8 @@ constexpr int kReplyTimeoutMs = 30000;
 // The runtime looks every 300 ms at first, then every few seconds, whether umbra can be unloaded.
 constexpr auto kDetachWait = std::chrono::seconds(30);
 constexpr auto kPollInterval = std::chrono::milliseconds(50);
+// From umbra's last callback to the runtime's unloading it: a moment, unless something holds the library.
+constexpr auto kUnloadWait = std::chrono::seconds(5);
 // The runtime's answer while it is still starting, and how long the launcher asks again.
 constexpr uint32_t kNotYetAvailable = 0x8013135B;
 constexpr auto kStartingWait = std::chrono::seconds(10);
@@ -243,10 +246,17 @@ int run_attach_command(const AttachRequest& request, const std::string& library_
   // returns, and refuses a new attach until it has.
   char resolved[PATH_MAX];
   const std::string library = realpath(library_path.c_str(), resolved) ? resolved : library_path;
+  std::optional<std::chrono::steady_clock::time_point> detached_at;
   for (;;) {
     relay.pump();
-    if (exists(control.entry(kAttachDetached)) && maps_file(pid, library) != true) {
+    if (!detached_at && exists(control.entry(kAttachDetached))) detached_at = std::chrono::steady_clock::now();
+    if (detached_at && maps_file(pid, library) != true) {
       say("detached from " + who + "; it runs on without umbra");
+      break;
+    }
+    // A thread-local destructor still registered keeps a library mapped until its thread ends.
+    if (detached_at && std::chrono::steady_clock::now() > *detached_at + kUnloadWait) {
+      say("detached from " + who + "; it runs on without umbra (its runtime has not unloaded " + library + " yet)");
       break;
     }
     if (exists(control.entry(kAttachStays))) break;  // the log has said why
