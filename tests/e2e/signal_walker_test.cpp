@@ -3,6 +3,7 @@
 // fail because of its signals.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 
 #include "e2e_env.h"
@@ -159,8 +160,12 @@ TEST(SignalWalker, ShadowModeSamplesShowTheNativeCodeOnTop) {
   std::string text = read_file(dir + "/r.txt");
   ASSERT_NE(native, nullptr) << text;
   EXPECT_EQ(native->find("kind")->as_string(), "native");
-  EXPECT_GT(samples_of(*spin), 50u) << text;  // about 150 in 1.5 s at 100 Hz
-  EXPECT_GE(double(samples_of(*native)), 0.9 * double(samples_of(*spin))) << text;
+  // A thread that does not answer the tick's signal in time (on a busy machine, waiting for a CPU) is sampled on
+  // its shadow node alone, counted as such: 33 of 217 with two tests on two cores.
+  const uint64_t shadow_only = report.find("stats")->find("sampler")->find("shadow_only_samples")->as_uint();
+  const uint64_t answered = samples_of(*spin) - std::min(shadow_only, samples_of(*spin));
+  EXPECT_GT(answered, 50u) << text;  // about 150 in 1.5 s at 100 Hz
+  EXPECT_GE(double(samples_of(*native)), 0.9 * double(answered)) << text;
 }
 
 // A thread that falls back to snapshot walks (the rule: WalkComparison.AThreadFallsBackAfterThreeChecksInARow...)
