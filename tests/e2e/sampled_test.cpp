@@ -2,6 +2,7 @@
 // a thread blocked in native code.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 
@@ -27,6 +28,17 @@ ProfiledRun profile_native_mix(const std::string& name, const std::vector<std::s
   ProfiledRun run{run_process(argv, {{"UMBRA_TEST_NATIVE_LIB", native_test_library()}}), {}};
   run.report = load_report(dir + "/r.json");
   return run;
+}
+
+// Samples taken without the native top the thread was asked for: too late (waiting for a CPU on a busy machine),
+// for an earlier tick, faulted, or with the loader busy. The walker by signal drops them; the suspending walker
+// keeps the managed stack alone.
+uint64_t lost_native_tops(const JsonValue& report) {
+  const JsonValue& drops = *report.find("stats")->find("sampler")->find("drops");
+  uint64_t lost = 0;
+  for (const char* reason : {"native_top_timeout", "native_top_stale", "native_top_fault", "loader_busy"})
+    lost += drops.find(reason)->as_uint();
+  return lost;
 }
 
 const JsonValue& main_thread(const JsonValue& report) {
@@ -79,7 +91,9 @@ TEST(Sampled, NativeFunctionAboveItsManagedCaller) {
     }
   }
   ASSERT_GT(samples_of(*spin), 50u);
-  EXPECT_GE(double(in_native), 0.9 * double(samples_of(*spin))) << in_native << " of " << samples_of(*spin);
+  const uint64_t with_top = samples_of(*spin) - std::min(lost_native_tops(run.report), samples_of(*spin));
+  EXPECT_GT(with_top, 50u);
+  EXPECT_GE(double(in_native), 0.9 * double(with_top)) << in_native << " of " << samples_of(*spin);
   EXPECT_GT(main_thread(run.report).find("native_samples")->as_uint(), 50u);
 }
 
@@ -215,7 +229,8 @@ TEST(Sampled, BlockedThreadsNeverStallTheSamplerAndKeepTheirNativeFrames) {
       if (c.find("kind")->as_string() == "native") native_above_join += samples_of(c);
   });
   EXPECT_GT(in_join, 30u);
-  EXPECT_GE(double(native_above_join), 0.9 * double(in_join)) << native_above_join << " of " << in_join;
+  const uint64_t join_with_top = in_join - std::min(lost_native_tops(run.report), in_join);
+  EXPECT_GE(double(native_above_join), 0.9 * double(join_with_top)) << native_above_join << " of " << in_join;
 }
 
 TEST(Sampled, KnownCountsProgramIsUnchanged) {
