@@ -121,8 +121,9 @@ TEST(Sampled, NativeFramesBetweenManagedCallerAndCallback) {
 }
 
 TEST(Sampled, SharesFollowCpuTime) {
-  // 2 ms: ~1,000 samples, so that +-5 points is several standard deviations of the sampling noise.
-  ProfiledRun run = profile_native_mix("ratio", {"ratio"}, "2");
+  // 1 ms for 3 s: ~3,000 samples, so that +-5 points is several standard deviations of the sampling noise even when
+  // a busy machine gives the sampler half its ticks (507 of 1,000 at 2 ms for 2 s, with four tests on two cores).
+  ProfiledRun run = profile_native_mix("ratio", {"ratio", "3000"}, "1");
   ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
   unsigned measured_permille = 0;
   ASSERT_EQ(std::sscanf(run.process.out.c_str(), "ratio done three_permille=%u", &measured_permille), 1)

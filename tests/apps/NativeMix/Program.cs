@@ -1,8 +1,8 @@
 // Native and managed work in known proportions, for umbra's sampled-mode tests. First argument:
 //   spin      managed Spin() calls a CPU-heavy native function for ~1.5 s
 //   callback  managed RunCallback() -> native umbra_native_callback -> native trampoline -> managed Callback()
-//   ratio     two busy managed methods doing 3:1 of the work for ~2 s, each timed; prints BusyThree's measured
-//             share of their time in per mille (about 750; a busy machine's preemptions move it)
+//   ratio MS  two busy managed methods doing 3:1 of the work for MS milliseconds (2,000 unless given), each timed;
+//             prints BusyThree's measured share of their time in per mille (about 750; preemptions move it)
 //   churn     5,000 short-lived threads, each running ChurnBody()
 //   blocked   a thread sleeps in native code (SleepInNative) for the whole run while the main thread works
 //   eintr MS  two threads wait in native poll and nanosleep, 1 ms at a time, for MS milliseconds, counting the
@@ -31,7 +31,7 @@ public static unsafe class Program
         {
             case "spin": Console.WriteLine($"spin {Spin(1500) > 0}"); break;
             case "callback": Console.WriteLine($"callback {RunCallback()}"); break;
-            case "ratio": Console.WriteLine($"ratio done three_permille={Ratio(2000)}"); break;
+            case "ratio": Console.WriteLine($"ratio done three_permille={Ratio(args.Length > 1 ? int.Parse(args[1]) : 2000)}"); break;
             case "churn": Console.WriteLine($"churn {Churn(args.Length > 1 ? int.Parse(args[1]) : 5000, args.Length > 2 ? double.Parse(args[2]) : 0.2)}"); break;
             case "blocked": Console.WriteLine($"blocked {Blocked()}"); break;
             case "eintr": Console.WriteLine($"eintr failures={StrictWaits(int.Parse(args[1]))}"); break;
