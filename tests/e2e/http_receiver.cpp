@@ -1,6 +1,7 @@
 #include "http_receiver.h"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -119,7 +120,7 @@ std::optional<std::string> HttpRequest::form_field(const std::string& name) cons
 
 HttpReceiver::HttpReceiver(Answer answer) : answer_(answer) {
   listener_ = listen_on_loopback(port_);
-  if (pipe(stop_) != 0) return;
+  if (pipe2(stop_, O_CLOEXEC) != 0) return;
   thread_ = std::thread([this] { run(); });
 }
 

@@ -1,5 +1,6 @@
 #include "process.h"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -15,8 +16,10 @@ namespace umbra::testing {
 ProcessResult run_process(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
                           int timeout_seconds, const std::function<void(pid_t)>& while_running) {
   ProcessResult result;
+  // Close-on-exec: a program another thread of the test starts meanwhile must not keep these pipes open, or their
+  // reader waits for that program to end (dup2 gives the child its 1 and 2 without the flag).
   int out_pipe[2], err_pipe[2];
-  if (pipe(out_pipe) != 0 || pipe(err_pipe) != 0) return result;
+  if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0) return result;
   pid_t pid = fork();
   if (pid == 0) {
     dup2(out_pipe[1], 1);
