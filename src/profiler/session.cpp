@@ -498,8 +498,9 @@ void Session::finish(const char* trigger, bool runtime_usable, bool provisional)
     if (as_last_read) start_helpers();
     if (pusher_) report.stats.push = pusher_->stats();
     uint64_t built_ns = monotonic_ns();
+    // The whole run's tree uses nearly every frame named: listing them all spares a walk of every node.
     OutputRequest request{config_.output_prefix, config_.formats, config_.min_percent, report.pid, {},
-                          helpers ? &*helpers : nullptr};
+                          helpers ? &*helpers : nullptr, FrameListing::kEveryInterned};
     auto written = write_report_files(report, request, [](const std::string& line) { log::always(line); });
     log::info("report ({}): the tree built in {} ms, the files written in {} ms", trigger,
               (built_ns - started_ns) / 1000000, (monotonic_ns() - built_ns) / 1000000);

@@ -45,10 +45,10 @@ struct NameModuleKind {
 };
 using Frames = FrameTable<NameModuleKind>;
 
-void append_frames(std::string& out, const Frames& frames) {
+void append_frames(std::string& out, const std::vector<const ReportFrame*>& frames) {
   out += "[";
-  for (size_t i = 0; i < frames.frames().size(); ++i) {
-    const ReportFrame& frame = *frames.frames()[i];
+  for (size_t i = 0; i < frames.size(); ++i) {
+    const ReportFrame& frame = *frames[i];
     out += i ? ",\n[" : "\n[";
     append_json_string(out, frame.name);
     out += ',';
@@ -60,12 +60,17 @@ void append_frames(std::string& out, const Frames& frames) {
   out += "]";
 }
 
-// Writes nodes, each as its kNodeFields numbers, its subtree after it (pre-order). With `work`, idle workers write
-// later siblings' subtrees into texts of their own, put in place: the same text whoever wrote what.
+// Writes nodes, each as an array of its kNodeFields numbers, its subtree after it (pre-order). With `work`, idle
+// workers write later siblings' subtrees into texts of their own, put in place: the same text whoever wrote what.
 struct NodeWriter {
-  NodeWriter(const Frames& frames, SharedWork* work) : frames(frames), work(work), recent(workers()) {}
+  NodeWriter(const Frames& frames, FrameListing listing, SharedWork* work)
+      : frames(frames), listing(listing), work(work), recent(workers()) {}
   unsigned workers() const { return work ? work->helpers() + 1 : 1; }
-  const Frames& frames;  // every frame numbered already
+  uint64_t frame_index(const ReportFrame* frame, unsigned worker) {
+    return listing == FrameListing::kEveryInterned ? frame->id : frames.numbered(frame, recent[worker]);
+  }
+  const Frames& frames;  // kUsed: every frame numbered already
+  FrameListing listing;
   SharedWork* work;
   std::deque<Frames::Recent> recent;  // one per worker
 };
@@ -96,23 +101,27 @@ class SubtreesPiece : public SharedWork::Piece {
   size_t count_;
 };
 
-// Deep trees: callers run on a large stack. Each node's numbers are formatted into a buffer and appended at once:
+// Deep trees: callers run on a large stack. Each node's array is formatted into a buffer and appended at once:
 // a report has millions of nodes, and appending each number and comma to the string on its own took most of the
 // writing's time.
 void append_node(Chunks& out, const ReportNode& node, NodeWriter& writer, unsigned worker, bool first) {
-  const std::optional<uint64_t> fields[] = {writer.frames.numbered(node.frame, writer.recent[worker]),
+  const std::optional<uint64_t> fields[] = {writer.frame_index(node.frame, worker),
                                             node.children.size(), node.calls,
                                             node.samples,           node.self_samples,   node.total_ns,
                                             node.self_ns,           node.tail_entries,   node.cpu_samples,
                                             node.self_cpu_samples};
   static_assert(std::size(fields) == kNodeFields.size());
-  char buffer[std::size(fields) * 21];  // a comma and at most 20 digits each
+  size_t written = std::size(fields);  // the zeros at the end are left out
+  while (written > kNodeFieldsRequired && fields[written - 1] == uint64_t{0}) --written;
+  char buffer[std::size(fields) * 21 + 3];  // a comma and at most 20 digits each, the brackets
   char* at = buffer;
-  for (const auto& field : fields) {
-    if (!first) *at++ = ',';
-    first = false;
-    at = write_optional(at, field);
+  if (!first) *at++ = ',';
+  *at++ = '[';
+  for (size_t i = 0; i < written; ++i) {
+    if (i) *at++ = ',';
+    at = write_optional(at, fields[i]);
   }
+  *at++ = ']';
   out.tail().append(buffer, at);
   append_subtrees(out, node.children.data(), node.children.size(), writer, worker);
 }
@@ -148,19 +157,28 @@ size_t number_frames(const std::vector<ReportNode>& roots, Frames& frames) {
   return count;
 }
 
-// What a node usually takes in the file (10 numbers, most of them short): the output is reserved from it.
-constexpr size_t kBytesPerNode = 28;
+// What a node usually takes in the file (a frame, children and calls, most nodes): the output is reserved from it.
+constexpr size_t kBytesPerNode = 16;
 
 }  // namespace
 
-std::string report_to_json(const Report& report, SharedWork* work) {
-  // The frames come before the threads in the file: number them first, in the order the nodes are written, so
-  // that the whole report is written once into one string of about the right size.
+std::string report_to_json(const Report& report, SharedWork* work, FrameListing listing) {
+  // The frames come before the threads in the file: number them first, in the order the nodes are written (or
+  // take every frame interned, whose ids number them), so that the whole report is written once into one string
+  // of about the right size.
   Frames frames;
+  std::vector<const ReportFrame*> listed;
   size_t nodes = 0;
-  for (const ReportThread& thread : report.threads) nodes += number_frames(thread.roots, frames);
+  if (listing == FrameListing::kEveryInterned) {
+    // Taken after the report was built: every frame of its nodes is in it.
+    listed = interned_frames();
+    if (report.stats.tree) nodes = report.stats.tree->nodes.value_or(0);
+  } else {
+    for (const ReportThread& thread : report.threads) nodes += number_frames(thread.roots, frames);
+    listed = frames.frames();
+  }
   std::string out;
-  out.reserve(nodes * kBytesPerNode + frames.frames().size() * 128 + 4096);
+  out.reserve(nodes * kBytesPerNode + listed.size() * 128 + 4096);
   out += "{\"schema\":";
   append_json_string(out, kReportSchema);
   out += ",\"mode\":";
@@ -187,9 +205,9 @@ std::string report_to_json(const Report& report, SharedWork* work) {
     if (i) out += ',';
     append_json_string(out, kNodeFields[i]);
   }
-  NodeWriter writer(frames, work);
+  NodeWriter writer(frames, listing, work);
   out += "],\n\"frames\":";
-  append_frames(out, frames);
+  append_frames(out, listed);
   out += ",\n\"threads\":[";
   for (size_t t = 0; t < report.threads.size(); ++t) {
     const ReportThread& thread = report.threads[t];

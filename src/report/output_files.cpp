@@ -48,7 +48,7 @@ std::string format_extension(const std::string& format) {
 std::string render_format(const Report& report, const std::string& format, const OutputRequest& request,
                           std::string* cut) {
   if (cut) cut->clear();
-  if (format == "json") return report_to_json(report, request.work);
+  if (format == "json") return report_to_json(report, request.work, request.json_frames);
   if (format == "text") return report_to_text(report, request.min_percent);
   if (format == "html") return report_to_html(report);
   StackCuts cuts;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "report/collapsed_writer.h"
+#include "report/json_writer.h"
 #include "report/report.h"
 #include "util/shared_work.h"
 
@@ -21,6 +22,7 @@ struct OutputRequest {
   int64_t pid = 0;
   CollapsedOptions collapsed;
   SharedWork* work = nullptr;  // helpers for the formats that can share writing a large report (JSON)
+  FrameListing json_frames = FrameListing::kUsed;  // report/json_writer.h
 };
 
 // One format of a report, as the file's contents. `cut`, if given, receives one line on what the format left out

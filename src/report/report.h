@@ -1,4 +1,4 @@
-// The report as written to <prefix>.json (schema umbra-report/2) and <prefix>.txt.
+// The report as written to <prefix>.json (schema umbra-report/4) and <prefix>.txt.
 // Field meanings follow the JSON: calls/total_ns/self_ns are exact where measured (shadow mode), absent otherwise;
 // samples/self_samples come from sampling.
 #pragma once
@@ -15,19 +15,36 @@
 
 namespace umbra {
 
-inline constexpr const char* kReportSchema = "umbra-report/3";
-// The schemas before, still read: /2, whose nodes have no CPU samples (kNodeFieldsV2), and /1, with each node an
-// object that names its method.
+inline constexpr const char* kReportSchema = "umbra-report/4";
+// The schemas before, still read: /3, whose nodes are flat numbers, every field of every node; /2, the same
+// without the CPU samples (kNodeFieldsV2); and /1, with each node an object that names its method.
+inline constexpr const char* kReportSchemaV3 = "umbra-report/3";
 inline constexpr const char* kReportSchemaV2 = "umbra-report/2";
 inline constexpr const char* kReportSchemaV1 = "umbra-report/1";
-// In /3 each node is these numbers, in this order, in its thread's "nodes" (pre-order): "frame" indexes "frames",
+// In /4 each node is an array of these numbers, in this order, in its thread's "nodes" (pre-order), without the
+// zeros at its end (most nodes of a shadow tree are a frame, its children and its calls): "frame" indexes "frames",
 // "children" counts the nodes that follow as its direct children; calls, total_ns and self_ns are null where not
-// measured.
+// measured; a field past the end of a node's array is 0.
 inline constexpr std::array<const char*, 10> kNodeFields = {
     "frame",   "children",     "calls",       "samples",     "self_samples",
     "total_ns", "self_ns",     "tail_entries", "cpu_samples", "self_cpu_samples"};
 // /2's: the first eight of /3's.
 inline constexpr size_t kNodeFieldsV2 = 8;
+// The fields every node of /4 writes, zero or not.
+inline constexpr size_t kNodeFieldsRequired = 2;
+
+// How a schema writes its nodes: `width` fields, each node an array of its own (/4) or all of a thread's nodes'
+// numbers in one flat array (/3, /2). Width 0: /1 or no umbra report.
+struct NodeLayout {
+  size_t width = 0;
+  bool arrays = false;
+};
+inline NodeLayout node_layout_of(std::string_view schema) {
+  if (schema == kReportSchema) return {kNodeFields.size(), true};
+  if (schema == kReportSchemaV3) return {kNodeFields.size(), false};
+  if (schema == kReportSchemaV2) return {kNodeFieldsV2, false};
+  return {};
+}
 
 // How the formats people read (text, collapsed, speedscope, HTML) show the runtime's own native frames: folded,
 // a run of them as one frame (report/runtime_folding.h), or kept, every one. The JSON report keeps every frame

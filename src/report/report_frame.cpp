@@ -4,6 +4,7 @@
 #include <mutex>
 #include <tuple>
 #include <unordered_set>
+#include <vector>
 
 namespace umbra {
 namespace {
@@ -30,18 +31,33 @@ struct FrameEqual {
 struct Frames {
   std::mutex mutex;
   std::unordered_set<ReportFrame, FrameHash, FrameEqual> set;  // node-based: addresses stay put
+  std::vector<const ReportFrame*> by_id;
 };
+
+Frames& frames() {
+  // Never destroyed: reports are written from exit handlers, after static destructors may have run.
+  static Frames* frames = new Frames;
+  return *frames;
+}
 
 }  // namespace
 
 const ReportFrame* intern_frame(std::string_view name, std::string_view module, std::string_view kind) {
-  // Never destroyed: reports are written from exit handlers, after static destructors may have run.
-  static Frames* frames = new Frames;
-  std::lock_guard<std::mutex> lock(frames->mutex);
+  Frames& interned = frames();
+  std::lock_guard<std::mutex> lock(interned.mutex);
   auto key = std::make_tuple(name, module, kind);
-  if (auto it = frames->set.find(key); it != frames->set.end()) return &*it;
-  uint32_t id = uint32_t(frames->set.size());
-  return &*frames->set.insert(ReportFrame{std::string(name), std::string(module), std::string(kind), id}).first;
+  if (auto it = interned.set.find(key); it != interned.set.end()) return &*it;
+  uint32_t id = uint32_t(interned.set.size());
+  const ReportFrame* frame =
+      &*interned.set.insert(ReportFrame{std::string(name), std::string(module), std::string(kind), id}).first;
+  interned.by_id.push_back(frame);
+  return frame;
+}
+
+std::vector<const ReportFrame*> interned_frames() {
+  Frames& interned = frames();
+  std::lock_guard<std::mutex> lock(interned.mutex);
+  return interned.by_id;
 }
 
 }  // namespace umbra

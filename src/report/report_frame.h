@@ -9,6 +9,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace umbra {
 
@@ -30,6 +31,9 @@ inline size_t hash_frame_strings(std::span<const std::string_view> parts) {
 // The one frame with these strings; safe from any thread (it locks). Never called from the hooks.
 const ReportFrame* intern_frame(std::string_view name, std::string_view module = {},
                                 std::string_view kind = "managed");
+
+// Every frame interned so far, each at its id.
+std::vector<const ReportFrame*> interned_frames();
 
 // The frame of a node not named yet (an empty managed name).
 inline const ReportFrame* unnamed_frame() {

@@ -42,7 +42,7 @@ class HeaderHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Hea
     if (in_command_line_ && depth_ == 2) header_.command_line.push_back(std::move(value));
     else if (depth_ != 1) return within_bound();
     else if (key_ == "schema")
-      schema_seen_ = value == kReportSchema || value == kReportSchemaV2 || value == kReportSchemaV1;
+      schema_seen_ = node_layout_of(value).width > 0 || value == kReportSchemaV1;
     else if (key_ == "program") header_.program = std::move(value);
     else if (key_ == "runtime") header_.runtime = std::move(value);
     else if (key_ == "umbra_version") header_.umbra_version = std::move(value);

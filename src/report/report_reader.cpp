@@ -164,12 +164,14 @@ void check_node_fields(const JsonValue& doc, size_t width) {
   if (!same) fail("node_fields", "not the fields this umbra reads (frame, children, calls, samples, ...)");
 }
 
-// A thread's nodes, `kWidth` numbers each in pre-order (the first of kNodeFields), back into trees. Iterative: a
-// deep tree takes no call stack here.
+// A thread's nodes in pre-order, back into trees: each node an array of up to `layout.width` numbers (/4, missing
+// ones 0), or `layout.width` numbers each in one flat array (/3, /2). Iterative: a deep tree takes no call stack here.
 std::vector<ReportNode> trees_from(const JsonValue::Array& values, const std::vector<const ReportFrame*>& frames,
-                                   const std::string& thread, const size_t kWidth) {
-  if (values.size() % kWidth != 0) fail(thread, "nodes", "not " + std::to_string(kWidth) + " numbers per node");
-  const size_t count = values.size() / kWidth;
+                                   const std::string& thread, const NodeLayout layout) {
+  const size_t width = layout.width;
+  if (!layout.arrays && values.size() % width != 0)
+    fail(thread, "nodes", "not " + std::to_string(width) + " numbers per node");
+  const size_t count = layout.arrays ? values.size() : values.size() / width;
   struct Open {
     ReportNode* node;
     uint64_t children_left;
@@ -178,8 +180,19 @@ std::vector<ReportNode> trees_from(const JsonValue::Array& values, const std::ve
   std::vector<ReportNode> roots;
   for (size_t i = 0; i < count; ++i) {
     const std::string where = thread + ".nodes[" + std::to_string(i) + "]";
+    const JsonValue* node_fields = layout.arrays ? &values[i] : &values[i * width];
+    size_t given = width;
+    if (layout.arrays) {
+      if (!values[i].is_array() || values[i].as_array().size() < kNodeFieldsRequired ||
+          values[i].as_array().size() > width)
+        fail(where, "not an array of " + std::to_string(kNodeFieldsRequired) + " to " + std::to_string(width) +
+                        " numbers");
+      node_fields = values[i].as_array().data();
+      given = values[i].as_array().size();
+    }
     auto number = [&](size_t field) -> std::optional<uint64_t> {
-      const JsonValue& v = values[i * kWidth + field];
+      if (field >= given) return 0;
+      const JsonValue& v = node_fields[field];
       if (v.is_null()) return std::nullopt;
       std::optional<uint64_t> n = v.as_exact_uint();
       if (!n) fail(where, kNodeFields[field], "not a whole number from 0 to 18446744073709551615");
@@ -207,7 +220,7 @@ std::vector<ReportNode> trees_from(const JsonValue::Array& values, const std::ve
     node->total_ns = number(5);
     node->self_ns = number(6);
     node->tail_entries = number(7).value_or(0);
-    if (kWidth > kNodeFieldsV2) {
+    if (width > kNodeFieldsV2) {
       node->cpu_samples = number(8).value_or(0);
       node->self_cpu_samples = number(9).value_or(0);
     }
@@ -241,12 +254,13 @@ Report report_from_json(const JsonValue& doc) {
   if (!doc.is_object()) fail("document", "not a JSON object");
   const JsonValue* schema = doc.find("schema");
   const std::string named = schema && schema->is_string() ? schema->as_string() : "";
-  // /3 and /2 write nodes as numbers, /2 without the CPU samples; /1 as objects.
-  const size_t width = named == kReportSchema ? kNodeFields.size() : named == kReportSchemaV2 ? kNodeFieldsV2 : 0;
+  // /4, /3 and /2 write nodes as numbers (/4 an array each, /2 without the CPU samples); /1 as objects.
+  const NodeLayout layout = node_layout_of(named);
+  const size_t width = layout.width;
   const bool current = width > 0;
   if (!current && named != kReportSchemaV1)
-    fail("schema", std::string("not \"") + kReportSchema + "\", \"" + kReportSchemaV2 + "\" or \"" +
-                       kReportSchemaV1 + "\" (is this an umbra report?)");
+    fail("schema", std::string("not \"") + kReportSchema + "\", \"" + kReportSchemaV3 + "\", \"" + kReportSchemaV2 +
+                       "\" or \"" + kReportSchemaV1 + "\" (is this an umbra report?)");
   const std::string document = "document";
   std::vector<const ReportFrame*> frames;
   if (current) {
@@ -279,7 +293,7 @@ Report report_from_json(const JsonValue& doc) {
     thread.native_samples = optional_count(v, "native_samples", where);
     thread.cpu_ns = optional_count(v, "cpu_ns", where);
     if (current) {
-      thread.roots = trees_from(array_of(v, "nodes", where), frames, where, width);
+      thread.roots = trees_from(array_of(v, "nodes", where), frames, where, layout);
     } else {
       const auto& roots = array_of(v, "roots", where);
       for (size_t i = 0; i < roots.size(); ++i) thread.roots.push_back(tree_from(roots[i], where, i));
@@ -295,15 +309,15 @@ Report report_from_json(const JsonValue& doc) {
 }
 
 Report load_report_from_text(std::string_view text) {
-  // /3 (or /2) as umbra writes it is read as it is parsed, in a fraction of the memory of a document tree; anything
+  // /4 (or /3, /2) as umbra writes it is read as it is parsed, in a fraction of the memory of a document tree; anything
   // else, a report with an error included, is read through the tree, which says where the error is.
   if (std::optional<Report> report = read_streamed_report(text)) return std::move(*report);
   // What the streaming reader built before it stopped (most of a truncated report) is free again, but held by the
   // allocator in pieces too small for the document tree: give it back first, or the two add up.
   malloc_trim(0);
   // Open containers above a /1 node at kMaxReportDepth: the document, "threads", a thread and its "roots", then an
-  // object and a "children" array per level; one more level lets the reader say the tree is too deep. (/2 nests
-  // four deep at most.)
+  // object and a "children" array per level; one more level lets the reader say the tree is too deep. (/4 nests
+  // five deep at most.)
   return report_from_json(parse_json(text, 4 + 2 * (kMaxReportDepth + 1)));
 }
 

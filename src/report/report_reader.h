@@ -1,5 +1,5 @@
-// Reads a saved report (<prefix>.json, schema umbra-report/3, or /2 or /1 as earlier versions wrote it) back into the
-// report model, for `umbra report`.
+// Reads a saved report (<prefix>.json, schema umbra-report/4, or /3, /2 or /1 as earlier versions wrote it) back into
+// the report model, for `umbra report`.
 // Anything that is not such a report is a ReportFormatError naming where in the document the problem is.
 // Reading takes no call stack per level, but what is done with a report afterwards (writing, merging, destroying)
 // recurses once per level: callers run on a large stack (util/large_stack.h).

@@ -23,7 +23,8 @@ namespace {
 // The document, "stats" and kMaxStatsDepth - 1 levels below it: anything deeper is no report the general reader
 // accepts, or holds unread values it would skip; it reads those.
 constexpr size_t kMaxNesting = 1 + kMaxStatsDepth;
-// The fewest bytes a node takes in "nodes": one-digit numbers and their commas, 2 bytes a field.
+// The fewest bytes a node takes in "nodes", its comma included: /4's "[0,0]", or one-digit numbers and their commas.
+size_t least_node_bytes(NodeLayout layout) { return layout.arrays ? 6 : 2 * layout.width; }
 
 // The members read, of the document and of a thread; the others are skipped. Each may appear once.
 enum class Member { kOther, kSchema, kMode, kPid, kProgram, kCommandLine, kRuntime, kUmbraVersion, kRuntimeFrames,
@@ -123,7 +124,9 @@ class StreamHandler {
 
  private:
   // The container being read.
-  enum class In { kNothing, kDocument, kCommandLine, kNodeFields, kFrames, kFrame, kThreads, kThread, kNodes, kStats };
+  enum class In {
+    kNothing, kDocument, kCommandLine, kNodeFields, kFrames, kFrame, kThreads, kThread, kNodes, kNode, kStats
+  };
 
   bool value(JsonValue v) {
     if (skipped_ > 0) return true;
@@ -142,7 +145,8 @@ class StreamHandler {
         ++frame_strings_;
         return true;
       case In::kThread: return thread_member(std::move(v));
-      case In::kNodes: return node_value(v);
+      case In::kNodes: return !layout_.arrays && node_value(v);
+      case In::kNode: return field_ < width_ && read_count(v, fields_[field_++]);
       case In::kStats: stats_.value(std::move(v)); return true;
       default: return false;  // the document itself, a frame or a thread as a scalar
     }
@@ -183,6 +187,7 @@ class StreamHandler {
         if (member_ == Member::kNodes) return !object && enter(In::kNodes);
         return skip_unless(member_ == Member::kName || member_ == Member::kExited ||
                            member_ == Member::kSampledBySnapshot || member_ == Member::kOther);
+      case In::kNodes: return layout_.arrays && !object && enter(In::kNode);
       case In::kStats: stats_.open(object); return true;
       case In::kCommandLine:
         command_line_unreadable_ = true;
@@ -215,6 +220,12 @@ class StreamHandler {
         report_.threads.push_back(std::move(thread_));
         return has(thread_members_, Member::kNodes);
       case In::kNodes: return field_ == 0 && open_.empty();
+      case In::kNode: {
+        if (field_ < kNodeFieldsRequired) return false;
+        for (; field_ < width_; ++field_) fields_[field_] = 0;  // left out: zeros
+        field_ = 0;
+        return add_node();
+      }
       case In::kCommandLine:
         if (command_line_unreadable_) report_.command_line.clear();
         return true;
@@ -244,11 +255,10 @@ class StreamHandler {
   bool document_member(JsonValue v) {
     switch (member_) {
       case Member::kSchema:
-        // /3, or /2, whose nodes have no CPU samples.
+        // /4, or /3, or /2, whose nodes have no CPU samples.
         if (!v.is_string()) return false;
-        width_ = v.as_string() == kReportSchema     ? kNodeFields.size()
-                 : v.as_string() == kReportSchemaV2 ? kNodeFieldsV2
-                                                    : 0;
+        layout_ = node_layout_of(v.as_string());
+        width_ = layout_.width;
         return width_ > 0;
       case Member::kMode:
         if (!v.is_string()) return false;
@@ -342,7 +352,7 @@ class StreamHandler {
     // Every child owed to an open node is a node still to come: owing more than the rest of the text can hold
     // is an error, found before reserve() asks for room for them.
     if (!open_.empty()) --owed_;
-    const uint64_t room = (size_ - stream_.Tell()) / (2 * width_);
+    const uint64_t room = (size_ - stream_.Tell()) / least_node_bytes(layout_);
     if (children > room || owed_ + children > room) return false;
     ReportNode* node;
     if (open_.empty()) {
@@ -383,7 +393,8 @@ class StreamHandler {
   Member member_ = Member::kOther;  // of the document or the thread being read
   uint32_t document_members_ = 0;   // bit(Member) of those seen
   uint32_t thread_members_ = 0;
-  size_t width_ = 0;  // the numbers a node has in the document's schema
+  NodeLayout layout_;  // how the document's schema writes nodes
+  size_t width_ = 0;   // the numbers a node has in it (at most, in /4)
   size_t node_fields_ = 0;
 
   std::vector<const ReportFrame*> frames_;

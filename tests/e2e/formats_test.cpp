@@ -242,7 +242,7 @@ TEST_F(Formats, BadReportsGiveOneLineAndStatusTwo) {
   } cases[] = {{"empty.json", "line 1, column 1"},
                {"corrupt.json", "line 1, column 42 (byte 41): expected a value"},
                {"truncated.json", "unexpected end of input"},
-               {"other.json", "not \"umbra-report/3\", \"umbra-report/2\" or \"umbra-report/1\""},
+               {"other.json", "not \"umbra-report/4\", \"umbra-report/3\", \"umbra-report/2\" or \"umbra-report/1\""},
                {"wrong-type.json", "threads[0].roots[0].calls: not a whole number from 0 to 18446744073709551615"},
                {"missing.json", "cannot read"}};
   for (const auto& c : cases) {

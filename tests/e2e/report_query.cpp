@@ -18,14 +18,23 @@ JsonValue* member(JsonValue& object, std::string_view key) {
   return nullptr;
 }
 
-// umbra-report/3 (and /2) names each method once, in "frames", and writes a thread's nodes as numbers in pre-order. The
-// tests ask their questions of nodes as objects (name, module, kind, the fields by name, children): this reads the
-// numbers as the schema says, independently of umbra's own reader. Iterative: deep trees take no stack.
+// umbra-report/4 (and /3, /2) names each method once, in "frames", and writes a thread's nodes as numbers in
+// pre-order: /4 each node an array without its trailing zeros, /3 and /2 all of them in one flat array. The tests ask
+// their questions of nodes as objects (name, module, kind, the fields by name, children): this reads the numbers as
+// the schema says, independently of umbra's own reader. Iterative: deep trees take no stack.
 JsonValue::Array nodes_as_objects(const JsonValue::Array& values, const JsonValue& doc) {
   const auto& frames = doc.find("frames")->as_array();
   const auto& fields = doc.find("node_fields")->as_array();
   const size_t width = fields.size();
-  if (width < 2 || values.size() % width != 0) throw std::runtime_error("nodes do not fit node_fields");
+  const bool arrays = doc.find("schema")->as_string() == "umbra-report/4";
+  if (width < 2 || (!arrays && values.size() % width != 0)) throw std::runtime_error("nodes do not fit node_fields");
+  const size_t count = arrays ? values.size() : values.size() / width;
+  auto field = [&](size_t node, size_t f) -> JsonValue {
+    if (!arrays) return values[node * width + f];
+    const JsonValue::Array& given = values[node].as_array();
+    if (given.size() < 2 || given.size() > width) throw std::runtime_error("a node of 2 to node_fields numbers");
+    return f < given.size() ? given[f] : JsonValue(uint64_t{0});
+  };
   struct Open {
     JsonValue node;
     uint64_t children_left;
@@ -40,16 +49,16 @@ JsonValue::Array nodes_as_objects(const JsonValue::Array& values, const JsonValu
       else member(open.back().node, "children")->push(std::move(done));
     }
   };
-  for (size_t i = 0; i < values.size(); i += width) {
-    const JsonValue::Array& frame = frames.at(values[i].as_uint()).as_array();
+  for (size_t i = 0; i < count; ++i) {
+    const JsonValue::Array& frame = frames.at(field(i, 0).as_uint()).as_array();
     JsonValue node = JsonValue::object();
     node.set("name", frame.at(0));
     node.set("module", frame.at(1));
     node.set("kind", frame.at(2));
-    for (size_t f = 2; f < width; ++f) node.set(fields[f].as_string(), values[i + f]);
+    for (size_t f = 2; f < width; ++f) node.set(fields[f].as_string(), field(i, f));
     node.set("children", JsonValue::array());
     if (!open.empty()) --open.back().children_left;
-    open.push_back({std::move(node), values[i + 1].as_uint()});
+    open.push_back({std::move(node), field(i, 1).as_uint()});
     close_finished();
   }
   if (!open.empty()) throw std::runtime_error("nodes end inside a node's children");

@@ -62,7 +62,7 @@ TEST_F(ShadowKnownCounts, ProgramOutputAndExitCodeAreUnchanged) {
 }
 
 TEST_F(ShadowKnownCounts, ReportHeader) {
-  EXPECT_EQ(report_->find("schema")->as_string(), "umbra-report/3");
+  EXPECT_EQ(report_->find("schema")->as_string(), "umbra-report/4");
   EXPECT_EQ(report_->find("mode")->as_string(), "shadow");
   EXPECT_GT(report_->find("pid")->as_int(), 0);
   // The runtime's own version, also for a self-contained program (whose runtime sits in the program's directory).

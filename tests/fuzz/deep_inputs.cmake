@@ -27,6 +27,16 @@ write_chain(chain_past_limit.json ${past_max_depth} "{\"name\":\"f\",\"children\
 # Every level over the text report's cut-off, so that every line is written.
 write_chain(chain_timed_2000.json 2000 "{\"name\":\"f\",\"calls\":1,\"total_ns\":5,\"self_ns\":0,\"children\":[")
 
+# The same chains as umbra-report/4 writes them: one flat array of nodes, each an array, however deep the calls.
+set(head4 "{\"schema\":\"umbra-report/4\",\"mode\":\"shadow\",\"node_fields\":[\"frame\",\"children\",\"calls\",\"samples\",\"self_samples\",\"total_ns\",\"self_ns\",\"tail_entries\",\"cpu_samples\",\"self_cpu_samples\"],\"frames\":[[\"f\",\"m\",\"managed\"]],\"threads\":[{\"os_tid\":1,\"nodes\":[")
+function(write_chain4 name levels)
+  math(EXPR parents "${levels} - 1")
+  string(REPEAT "[0,1,1]," ${parents} open)
+  file(WRITE ${OUT}/${name} "${head4}${open}[0,0,1]]}]}")
+endfunction()
+write_chain4(chain4_at_limit.json ${max_depth})
+write_chain4(chain4_past_limit.json ${past_max_depth})
+
 string(REPEAT "[" ${past_parser_limit} brackets)
 file(WRITE ${OUT}/brackets_past_parser_limit.json "${head}${brackets}")
 

@@ -20,7 +20,7 @@ TEST(JsonWriter, WritesTheSchemaFieldsExactly) {
   r.threads[0].roots[0].cpu_samples = 4;
   r.threads[0].cpu_ns = 123456789;
   JsonValue doc = parse_json(report_to_json(r));
-  EXPECT_EQ(doc.find("schema")->as_string(), "umbra-report/3");
+  EXPECT_EQ(doc.find("schema")->as_string(), "umbra-report/4");
   EXPECT_EQ(doc.find("mode")->as_string(), "shadow");
   EXPECT_EQ(doc.find("pid")->as_int(), 42);
   EXPECT_EQ(doc.find("runtime")->as_string(), "10.0.0");
@@ -34,8 +34,8 @@ TEST(JsonWriter, WritesTheSchemaFieldsExactly) {
   EXPECT_TRUE(threads[1].find("name")->is_null());
   EXPECT_EQ(threads[0].find("cpu_ns")->as_uint(), 123456789u);
   EXPECT_TRUE(threads[1].find("cpu_ns")->is_null());
-  // Each method once; nodes are numbers in pre-order: frame, children, calls, samples, self_samples, total_ns,
-  // self_ns, tail_entries, cpu_samples, self_cpu_samples.
+  // Each method once; nodes in pre-order, each an array of numbers: frame, children, calls, samples, self_samples,
+  // total_ns, self_ns, tail_entries, cpu_samples, self_cpu_samples, without the zeros at its end.
   EXPECT_EQ(doc.find("node_fields")->dump(),
             R"(["frame","children","calls","samples","self_samples","total_ns","self_ns","tail_entries",)"
             R"("cpu_samples","self_cpu_samples"])");
@@ -44,9 +44,9 @@ TEST(JsonWriter, WritesTheSchemaFieldsExactly) {
                                         R"(["App.Program.Tiny","App.dll","managed"],)"
                                         R"(["App.Worker.Run","App.dll","managed"]])");
   EXPECT_EQ(threads[0].find("nodes")->dump(),
-            "[0,2,1,0,0,1000000000,100000000,0,4,0,1,0,10,0,0,899000000,899000000,0,4,4,2,0,3,0,0,1000000,1000000,0,"
-            "0,0]");
-  EXPECT_EQ(threads[1].find("nodes")->dump(), "[3,0,1,0,0,5000000,5000000,0,0,0]");
+            "[[0,2,1,0,0,1000000000,100000000,0,4],[1,0,10,0,0,899000000,899000000,0,4,4],"
+            "[2,0,3,0,0,1000000,1000000]]");
+  EXPECT_EQ(threads[1].find("nodes")->dump(), "[[3,0,1,0,0,5000000,5000000]]");
   EXPECT_EQ(doc.find("stats")->find("drops")->find("stack_overflow")->as_uint(), 2u);
 }
 
@@ -80,7 +80,30 @@ TEST(JsonWriter, UnmeasuredCountersAreNull) {
   r.threads[1].roots[0].total_ns.reset();
   r.threads[1].roots[0].self_ns.reset();
   JsonValue doc = parse_json(report_to_json(r));
-  EXPECT_EQ(doc.find("threads")->as_array()[1].find("nodes")->dump(), "[3,0,null,0,0,null,null,0,0,0]");
+  EXPECT_EQ(doc.find("threads")->as_array()[1].find("nodes")->dump(), "[[3,0,null,0,0,null,null]]");
+}
+
+// A node of zeros is its frame and its children: the two are written whatever they are, and read back as zeros.
+TEST(JsonWriter, ANodeEndsAtItsLastNumberThatIsNotZero) {
+  Report r = testing::known_report();
+  ReportNode& tiny = r.threads[0].roots[0].children[1];
+  tiny.calls = 0;
+  tiny.total_ns = 0;
+  tiny.self_ns = 0;
+  r.threads[1].roots[0].tail_entries = 1;  // a zero between two counts stays
+  r.threads[1].roots[0].total_ns = 0;
+  const std::string text = report_to_json(r);
+  JsonValue doc = parse_json(text);
+  EXPECT_EQ(doc.find("threads")->as_array()[0].find("nodes")->as_array()[2].dump(), "[2,0]");
+  EXPECT_EQ(doc.find("threads")->as_array()[1].find("nodes")->dump(), "[[3,0,1,0,0,0,5000000,1]]");
+  for (const Report& back : {report_from_json(doc), read_streamed_report(text).value()}) {
+    const ReportNode& read = back.threads[0].roots[0].children[1];
+    EXPECT_EQ(read.calls, 0u);
+    EXPECT_EQ(read.total_ns, 0u);
+    EXPECT_EQ(read.self_cpu_samples, 0u);
+    EXPECT_EQ(back.threads[1].roots[0].tail_entries, 1u);
+    EXPECT_EQ(back.threads[1].roots[0].self_ns, 5000000u);
+  }
 }
 
 TEST(JsonWriter, AFrameIsItsNameModuleAndKindTogether) {
@@ -93,7 +116,25 @@ TEST(JsonWriter, AFrameIsItsNameModuleAndKindTogether) {
   testing::set_kind(r.threads[1].roots[0], "managed");
   doc = parse_json(report_to_json(r));
   EXPECT_EQ(doc.find("frames")->as_array().size(), 3u);
-  EXPECT_EQ(doc.find("threads")->as_array()[1].find("nodes")->as_array()[0].as_uint(), 1u);
+  EXPECT_EQ(doc.find("threads")->as_array()[1].find("nodes")->as_array()[0].as_array()[0].as_uint(), 1u);
+}
+
+// At the end of a run every frame interned is listed, at its id, with no walk to number them: the report read back
+// is the same report.
+TEST(JsonWriter, ListsEveryInternedFrameAtItsId) {
+  Report r = testing::known_report();
+  const ReportFrame* unused = intern_frame("App.Program.NeverCalled", "App.dll");
+  const std::string text = report_to_json(r, nullptr, FrameListing::kEveryInterned);
+  JsonValue doc = parse_json(text);
+  const auto& frames = doc.find("frames")->as_array();
+  ASSERT_GT(frames.size(), unused->id);
+  EXPECT_EQ(frames[unused->id].dump(), R"(["App.Program.NeverCalled","App.dll","managed"])");
+  const ReportFrame* hot = r.threads[0].roots[0].children[0].frame;
+  EXPECT_EQ(doc.find("threads")->as_array()[0].find("nodes")->as_array()[1].as_array()[0].as_uint(), hot->id);
+  EXPECT_EQ(report_to_json(report_from_json(doc)), report_to_json(r));
+  EXPECT_EQ(report_to_json(read_streamed_report(text).value()), report_to_json(r));
+  SharedWork work(1);
+  EXPECT_EQ(report_to_json(r, &work, FrameListing::kEveryInterned), text);
 }
 
 // Written by several threads, a large report is the text one thread writes, byte for byte.

@@ -54,6 +54,9 @@ TEST_F(ReportHeaderTest, NothingForWhatIsNoReport) {
   ASSERT_TRUE(old.has_value());
   EXPECT_EQ(old->pid, 7);
   EXPECT_EQ(old->program, "");
+  for (const char* schema : {"umbra-report/2", "umbra-report/3", "umbra-report/4"})
+    EXPECT_TRUE(read_report_header(write(std::string(R"({"schema":")") + schema + R"(","pid":7})")).has_value());
+  EXPECT_FALSE(read_report_header(write(R"({"schema":"umbra-report/5","pid":7})")).has_value());
 }
 
 }  // namespace

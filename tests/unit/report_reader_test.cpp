@@ -53,7 +53,8 @@ TEST(ReportReader, SaysWhereADocumentIsWrong) {
   };
   EXPECT_EQ(error_of("[]"), "document: not a JSON object");
   EXPECT_EQ(error_of(R"({"schema":"x"})"),
-            "schema: not \"umbra-report/3\", \"umbra-report/2\" or \"umbra-report/1\" (is this an umbra report?)");
+            "schema: not \"umbra-report/4\", \"umbra-report/3\", \"umbra-report/2\" or \"umbra-report/1\" (is this an "
+            "umbra report?)");
   EXPECT_EQ(error_of(R"({"schema":"umbra-report/1","mode":"shadow","threads":{}})"),
             "document.threads: not an array");
   EXPECT_EQ(error_of(R"({"schema":"umbra-report/1","mode":"shadow","threads":[{"roots":[{"name":"a"}]}]})"),
@@ -77,6 +78,39 @@ TEST(ReportReader, SaysWhereADocumentIsWrong) {
   EXPECT_EQ(error_of(R"({"schema":"umbra-report/2","mode":"shadow","node_fields":["frame"],"frames":[],)"
                      R"("threads":[]})"),
             "node_fields: not the fields this umbra reads (frame, children, calls, samples, ...)");
+  // /4: each node an array of 2 to 10 numbers.
+  const std::string v4 = R"({"schema":"umbra-report/4","mode":"shadow","node_fields":["frame","children","calls",)"
+                         R"("samples","self_samples","total_ns","self_ns","tail_entries","cpu_samples",)"
+                         R"("self_cpu_samples"],"frames":[["a","m","managed"]],)";
+  auto arrays = [&](const char* values) { return error_of((v4 + R"("threads":[{"nodes":)" + values + "}]}").c_str()); };
+  EXPECT_EQ(arrays("[[0,1,5],[0,0]]"), "no error");
+  EXPECT_EQ(arrays("[[0,0,1,0,0,1,1,0,0,0]]"), "no error");
+  EXPECT_EQ(arrays("[[0]]"), "threads[0].nodes[0]: not an array of 2 to 10 numbers");
+  EXPECT_EQ(arrays("[[0,0,1,0,0,1,1,0,0,0,0]]"), "threads[0].nodes[0]: not an array of 2 to 10 numbers");
+  EXPECT_EQ(arrays("[0,0]"), "threads[0].nodes[0]: not an array of 2 to 10 numbers");
+  EXPECT_EQ(arrays("[[0,1]]"), "threads[0].nodes[0].children: more than the nodes that follow");
+  EXPECT_EQ(arrays("[[0,0,1,-2]]"), "threads[0].nodes[0].samples: not a whole number from 0 to 18446744073709551615");
+  EXPECT_EQ(arrays("[[0,null]]"), "threads[0].nodes[0].children: null");
+}
+
+// /4 leaves out a node's trailing zeros: read back, they are zeros, and a null before them stays null.
+TEST(ReportReader, SchemaFourNodesEndWithZerosLeftOut) {
+  const char* text = R"({"schema":"umbra-report/4","mode":"sampled","node_fields":["frame","children","calls",)"
+                     R"("samples","self_samples","total_ns","self_ns","tail_entries","cpu_samples",)"
+                     R"("self_cpu_samples"],"frames":[["a","m","managed"],["b","m","native"]],)"
+                     R"("threads":[{"os_tid":1,"nodes":[[0,1,null,9,0,null],[1,0,null,9,9,null,null,0,3,3]]}]})";
+  Report r = report_from_json(parse_json(text));
+  ASSERT_EQ(r.threads.size(), 1u);
+  ASSERT_EQ(r.threads[0].roots.size(), 1u);
+  const ReportNode& a = r.threads[0].roots[0];
+  EXPECT_FALSE(a.calls.has_value());
+  EXPECT_FALSE(a.total_ns.has_value());
+  EXPECT_EQ(a.self_ns, 0u);  // left out: a zero, not null
+  EXPECT_EQ(a.samples, 9u);
+  EXPECT_EQ(a.cpu_samples, 0u);
+  ASSERT_EQ(a.children.size(), 1u);
+  EXPECT_EQ(a.children[0].frame->name, "b");
+  EXPECT_EQ(a.children[0].self_cpu_samples, 3u);
 }
 
 }  // namespace

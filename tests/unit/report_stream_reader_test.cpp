@@ -47,6 +47,40 @@ TEST(ReportStreamReader, ReadsTheCpuSamplesOfTheThirdSchema) {
   EXPECT_THROW(report_from_json(parse_json(mixed)), ReportFormatError);
 }
 
+// /4: each node an array, its trailing zeros left out; read as the general reader reads it, and refused (for the
+// general reader to say why) where that reader refuses it.
+TEST(ReportStreamReader, ReadsTheArraysOfTheFourthSchema) {
+  const std::string v4 =
+      R"({"schema":"umbra-report/4","mode":"shadow","node_fields":["frame","children","calls","samples",)"
+      R"("self_samples","total_ns","self_ns","tail_entries","cpu_samples","self_cpu_samples"],)"
+      R"("frames":[["App.Program.Main","App.dll","managed"],["App.Program.Hot","App.dll","managed"]],)"
+      R"("threads":[{"os_tid":7,"nodes":[[0,2,1],[1,0,10,3,3,0,0,0,2,2],[1,0,null,0,1]]}]})";
+  std::optional<Report> r = read_streamed_report(v4);
+  ASSERT_TRUE(r.has_value());
+  const ReportNode& main = r->threads[0].roots[0];
+  EXPECT_EQ(main.calls, 1u);
+  EXPECT_EQ(main.samples, 0u);
+  EXPECT_EQ(main.total_ns, 0u);
+  ASSERT_EQ(main.children.size(), 2u);
+  EXPECT_EQ(main.children[0].self_cpu_samples, 2u);
+  EXPECT_FALSE(main.children[1].calls.has_value());
+  EXPECT_EQ(main.children[1].self_samples, 1u);
+  EXPECT_EQ(report_to_json(*r), report_to_json(report_from_json(parse_json(v4))));
+  for (size_t size = 0; size < v4.size(); ++size) EXPECT_FALSE(read_streamed_report(v4.substr(0, size)).has_value());
+  auto with = [&](const std::string& from, const std::string& to) {
+    std::string text = v4;
+    text.replace(text.find(from), from.size(), to);
+    return text;
+  };
+  for (const std::string& bad : {with("[0,2,1]", "[0]"), with("[0,2,1]", "[0,2,1,0,0,0,0,0,0,0,0]"),
+                                 with("[0,2,1]", "[0,2,[1]]"), with("[0,2,1]", "[0,2,{}]"),
+                                 with("[[0,2,1],", "[0,2,1,"), with("[0,2,1]", "[0,3,1]"),
+                                 with("[0,2,1]", "[0,null,1]")}) {
+    EXPECT_FALSE(read_streamed_report(bad).has_value()) << bad;
+    EXPECT_THROW(load_report_from_text(bad), ReportFormatError) << bad;
+  }
+}
+
 TEST(ReportStreamReader, ReadsASmallReportExactly) {
   std::optional<Report> r = read_streamed_report(kSmall);
   ASSERT_TRUE(r.has_value());
