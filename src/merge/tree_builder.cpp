@@ -181,19 +181,17 @@ const ReportFrame* FrameNamer::of(const SampleFrame& frame) {
 std::vector<ReportNode> build_roots(const CallNode& root, const NameLookup& names, double ns_per_tick,
                                     const OpenTicks& open, const SpliceLookup& splices,
                                     const NativeLookup& native, const AboveLookup& above, PeriodCounts::Lens* lens,
-                                    uint64_t* calls, SharedWork* work) {
+                                    uint64_t* calls, SharedWork* work, FrameNamers* namers) {
   // Every worker's namer answers from its own cache; misses meet in the name lookups, which lock.
-  std::deque<FrameNamer> namers;
-  namers.emplace_back(names, native);
-  Lookups l{namers.front(), ns_per_tick, open, splices, above, lens};
+  std::optional<FrameNamers> own_namers;
+  if (namers == nullptr) namers = &own_namers.emplace(names, native);
+  Lookups l{namers->of_worker(0), ns_per_tick, open, splices, above, lens};
   std::optional<Sharing> sharing;
   if (work && work->helpers() > 0 && !lens) {  // a lens counts what it reads: one reader
     sharing.emplace(Sharing{*work, {}});
-    for (unsigned worker = 0; worker <= work->helpers(); ++worker) {
-      if (worker > 0) namers.emplace_back(names, native);
-      sharing->by_worker.push_back(Lookups{namers.back(), ns_per_tick, open, splices, above, nullptr, &*sharing,
-                                           worker});
-    }
+    for (unsigned worker = 0; worker <= work->helpers(); ++worker)
+      sharing->by_worker.push_back(Lookups{namers->of_worker(worker), ns_per_tick, open, splices, above, nullptr,
+                                           &*sharing, worker});
   }
   Lookups& mine = sharing ? sharing->by_worker.front() : l;
   std::vector<ReportNode> roots;

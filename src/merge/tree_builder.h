@@ -5,6 +5,7 @@
 // with relaxed loads. Recursion depth follows the tree depth, so callers run it on a thread with a large stack.
 #pragma once
 
+#include <deque>
 #include <functional>
 #include <unordered_map>
 #include <vector>
@@ -52,6 +53,23 @@ class FrameNamer {
   size_t used_ = 0;
 };
 
+// One FrameNamer per worker for all the trees of one report: the threads of a pool run the same methods, and a
+// function a namer has not met costs a lookup in the names' table and the interning of its frame, each under a lock
+// the workers share. Workers are numbered as SharedWork numbers them; namers are made before any worker asks.
+class FrameNamers {
+ public:
+  FrameNamers(const NameLookup& managed, const NativeLookup& native) : managed_(managed), native_(native) {}
+  FrameNamer& of_worker(unsigned worker) {
+    while (namers_.size() <= worker) namers_.emplace_back(managed_, native_);
+    return namers_[worker];
+  }
+
+ private:
+  const NameLookup& managed_;
+  const NativeLookup& native_;
+  std::deque<FrameNamer> namers_;  // a deque: a namer stays where it is while more are made
+};
+
 // With `splices`, the runs of frames a snapshot found between a node and its parent are inserted there (native
 // frames as "kind":"native"; their calls are unknown, their time is their child's). With `above`, the frames
 // sampled above a node become its children (a root's, roots), beside its hooked callees. With `lens`, every count
@@ -59,11 +77,12 @@ class FrameNamer {
 // node comes finished (report/report_tree.h: finish_node). With `calls`, the sum of every node's calls is stored
 // there (ReportThread::calls): counted here, it needs no walk of the tree later. With `work` (and no lens), its
 // helpers convert parts of the tree beside the caller: `names`, `native`, `splices`, `above` and intern_frame are
-// then called from several threads at once, and the tree is the same as the caller's alone.
+// then called from several threads at once, and the tree is the same as the caller's alone. With `namers` (made
+// from the same `names` and `native`), the frames are named through them, kept for the next tree.
 std::vector<ReportNode> build_roots(const CallNode& root, const NameLookup& names, double ns_per_tick,
                                     const OpenTicks& open, const SpliceLookup& splices = nullptr,
                                     const NativeLookup& native = nullptr, const AboveLookup& above = nullptr,
                                     PeriodCounts::Lens* lens = nullptr, uint64_t* calls = nullptr,
-                                    SharedWork* work = nullptr);
+                                    SharedWork* work = nullptr, FrameNamers* namers = nullptr);
 
 }  // namespace umbra

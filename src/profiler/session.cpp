@@ -357,6 +357,7 @@ void Session::add_shadow_threads(Report& report, PeriodCounts::Lens* lens, Share
   std::sort(threads.begin(), threads.end(), [&](const auto& a, const auto& b) {
     return claim_order[a.record->shadow] > claim_order[b.record->shadow];
   });
+  FrameNamers namers(lookup, native);  // a method is named once per worker, whichever threads ran it
   for (const ThreadRegistry::Snapshot& entry : threads) {
     ThreadShadow& shadow = *entry.record->shadow;
     if (lens && !lens->includes_thread(&shadow)) continue;
@@ -376,7 +377,7 @@ void Session::add_shadow_threads(Report& report, PeriodCounts::Lens* lens, Share
     thread.cpu_ns = counts.cpu_ns;
     uint64_t calls = 0;
     thread.roots = build_roots(shadow.root(), lookup, ns_per_tick, open, splice_of, native, above, lens, &calls,
-                               work);
+                               work, &namers);
     thread.calls = calls;  // samples merged in below add no calls
     // Focused shadow mode: the samples taken while no hooked method was on the thread's stack.
     if (const SampledTree& sampled = entry.record->sampled.tree; sampled.samples() > 0) {

@@ -171,6 +171,34 @@ void describe(const ReportNode& node, std::string& out) {
 
 // Converted by several threads, the tree is the one a single thread makes: every sibling in its place, merges
 // (ids sharing a name) summed in the same order, splices, samples above hooks and open frames where they were.
+// The namers of one report name a method once, whichever threads' trees it is in, and name it as before.
+TEST(TreeBuilder, NamersKeepTheirNamesFromOneTreeToTheNext) {
+  ThreadShadow first(small_limits()), second(small_limits());
+  for (ThreadShadow* s : {&first, &second}) {
+    s->enter(1, 0);
+    s->enter(2, 1);
+    s->leave(2, 2);
+    s->leave(1, 3);
+  }
+  second.enter(3, 4);
+  second.leave(3, 5);
+  std::vector<clr::FunctionID> asked;
+  NameLookup names = [&](clr::FunctionID f) {
+    asked.push_back(f);
+    return name_of(f);
+  };
+  NativeLookup native;
+  FrameNamers namers(names, native);
+  auto one = build_roots(first.root(), names, 1.0, {}, nullptr, native, nullptr, nullptr, nullptr, nullptr, &namers);
+  auto two = build_roots(second.root(), names, 1.0, {}, nullptr, native, nullptr, nullptr, nullptr, nullptr, &namers);
+  EXPECT_EQ(asked, (std::vector<clr::FunctionID>{1, 2, 3}));
+  ASSERT_EQ(two.size(), 2u);  // the child entered last comes first
+  EXPECT_EQ(two[0].name(), "App.F3");
+  EXPECT_EQ(two[1].name(), "App.F1");
+  EXPECT_EQ(two[1].children.at(0).name(), "App.F2");
+  EXPECT_EQ(one[0].frame, two[1].frame);
+}
+
 TEST(TreeBuilder, HelpersConvertTheSameTreeAsOneThread) {
   ThreadShadow s(small_limits(64, size_t(64) << 20));
   std::mt19937_64 random(7);
