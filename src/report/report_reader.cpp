@@ -180,19 +180,22 @@ std::vector<ReportNode> trees_from(const JsonValue::Array& values, const std::ve
   std::vector<ReportNode> roots;
   for (size_t i = 0; i < count; ++i) {
     const std::string where = thread + ".nodes[" + std::to_string(i) + "]";
-    const JsonValue* node_fields = layout.arrays ? &values[i] : &values[i * width];
+    // The node's numbers, and how many of them the text gives (/4 leaves out the zeros at the end).
+    const JsonValue* numbers = nullptr;
     size_t given = width;
     if (layout.arrays) {
       if (!values[i].is_array() || values[i].as_array().size() < kNodeFieldsRequired ||
           values[i].as_array().size() > width)
         fail(where, "not an array of " + std::to_string(kNodeFieldsRequired) + " to " + std::to_string(width) +
                         " numbers");
-      node_fields = values[i].as_array().data();
+      numbers = values[i].as_array().data();
       given = values[i].as_array().size();
+    } else {
+      numbers = &values[i * width];
     }
     auto number = [&](size_t field) -> std::optional<uint64_t> {
       if (field >= given) return 0;
-      const JsonValue& v = node_fields[field];
+      const JsonValue& v = numbers[field];
       if (v.is_null()) return std::nullopt;
       std::optional<uint64_t> n = v.as_exact_uint();
       if (!n) fail(where, kNodeFields[field], "not a whole number from 0 to 18446744073709551615");
