@@ -427,7 +427,8 @@ def micro(b):
     exe = os.path.join(b.build, "bench", "umbra_micro_bench")
     out = subprocess.run([exe, "--benchmark_format=json", "--benchmark_min_time=" + ("0.05" if b.quick else "0.3")],
                          check=True, capture_output=True, text=True).stdout
-    return [(x["name"], x["real_time"]) for x in json.loads(out)["benchmarks"]]
+    to_ns = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}
+    return [(x["name"], x["real_time"] * to_ns[x.get("time_unit", "ns")]) for x in json.loads(out)["benchmarks"]]
 
 
 def machine():
