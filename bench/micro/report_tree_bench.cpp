@@ -6,6 +6,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "hooks/thread_shadow.h"
 #include "merge/tree_builder.h"
@@ -30,15 +31,18 @@ void grow(ThreadShadow& shadow, size_t nodes) {
   }
 }
 
+// Grown once for all the benchmarks that ask for the same size.
 const ThreadShadow& grown_tree(size_t nodes) {
   static ThreadShadow* shadow = nullptr;
-  if (shadow == nullptr || shadow->node_count() != nodes) {
+  static size_t grown_for = 0;
+  if (shadow == nullptr || grown_for != nodes) {
     ShadowLimits limits;
     limits.max_depth = 1024;
     limits.node_bytes = nodes * 2 * kNodeBytes;
     delete shadow;
     shadow = new ThreadShadow(limits);
     grow(*shadow, nodes);
+    grown_for = nodes;
   }
   return *shadow;
 }
