@@ -138,7 +138,7 @@ class StreamHandler {
         else report_.command_line.push_back(v.as_string());
         return true;
       case In::kNodeFields:
-        return v.is_string() && node_fields_ < width_ && v.as_string() == kNodeFields[node_fields_++];
+        return v.is_string() && node_fields_ < layout_.width && v.as_string() == kNodeFields[node_fields_++];
       case In::kFrame:
         if (!v.is_string() || frame_strings_ == 3) return false;
         (frame_strings_ == 0 ? frame_.name : frame_strings_ == 1 ? frame_.module : frame_.kind) = v.as_string();
@@ -146,7 +146,7 @@ class StreamHandler {
         return true;
       case In::kThread: return thread_member(std::move(v));
       case In::kNodes: return !layout_.arrays && node_value(v);
-      case In::kNode: return field_ < width_ && read_count(v, fields_[field_++]);
+      case In::kNode: return field_ < layout_.width && read_count(v, fields_[field_++]);
       case In::kStats: stats_.value(std::move(v)); return true;
       default: return false;  // the document itself, a frame or a thread as a scalar
     }
@@ -212,7 +212,7 @@ class StreamHandler {
       case In::kDocument:
         done_ = has(document_members_, Member::kMode) && has(document_members_, Member::kThreads);
         return done_;
-      case In::kNodeFields: return node_fields_ == width_;
+      case In::kNodeFields: return node_fields_ == layout_.width;
       case In::kFrame:
         frames_.push_back(intern_frame(frame_.name, frame_.module, frame_.kind));
         return frame_strings_ == 3;
@@ -222,7 +222,7 @@ class StreamHandler {
       case In::kNodes: return field_ == 0 && open_.empty();
       case In::kNode: {
         if (field_ < kNodeFieldsRequired) return false;
-        for (; field_ < width_; ++field_) fields_[field_] = 0;  // left out: zeros
+        for (; field_ < layout_.width; ++field_) fields_[field_] = 0;  // left out: zeros
         field_ = 0;
         return add_node();
       }
@@ -258,8 +258,7 @@ class StreamHandler {
         // /4, or /3, or /2, whose nodes have no CPU samples.
         if (!v.is_string()) return false;
         layout_ = node_layout_of(v.as_string());
-        width_ = layout_.width;
-        return width_ > 0;
+        return layout_.width > 0;
       case Member::kMode:
         if (!v.is_string()) return false;
         report_.mode = v.as_string();
@@ -340,7 +339,7 @@ class StreamHandler {
 
   bool node_value(const JsonValue& v) {
     if (!read_count(v, fields_[field_])) return false;
-    if (++field_ < width_) return true;
+    if (++field_ < layout_.width) return true;
     field_ = 0;
     return add_node();
   }
@@ -368,7 +367,7 @@ class StreamHandler {
     node->total_ns = fields_[5];
     node->self_ns = fields_[6];
     node->tail_entries = fields_[7].value_or(0);
-    if (width_ > kNodeFieldsV2) {
+    if (layout_.width > kNodeFieldsV2) {
       node->cpu_samples = fields_[8].value_or(0);
       node->self_cpu_samples = fields_[9].value_or(0);
     }
@@ -393,8 +392,7 @@ class StreamHandler {
   Member member_ = Member::kOther;  // of the document or the thread being read
   uint32_t document_members_ = 0;   // bit(Member) of those seen
   uint32_t thread_members_ = 0;
-  NodeLayout layout_;  // how the document's schema writes nodes
-  size_t width_ = 0;   // the numbers a node has in it (at most, in /4)
+  NodeLayout layout_;  // how the document's schema writes nodes: width, the numbers a node has (at most, in /4)
   size_t node_fields_ = 0;
 
   std::vector<const ReportFrame*> frames_;
