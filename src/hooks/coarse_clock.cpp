@@ -11,13 +11,15 @@ int64_t ns_of(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
 }
 
+bool begins_coarse(const CoarseClockDemand& demand) { return !demand.calls || demand.begin_coarse; }
+
 }  // namespace
 
 void CoarseClock::start(std::chrono::microseconds period, CoarseClockDemand demand) {
   if (thread_.joinable()) return;
   state_since_ns_.store(ns_of(std::chrono::steady_clock::now()), std::memory_order_relaxed);
   running_.store(true, std::memory_order_relaxed);
-  set_coarse(true, std::chrono::steady_clock::now());
+  set_coarse(begins_coarse(demand), std::chrono::steady_clock::now());
   stopping_.store(false, std::memory_order_relaxed);
   thread_ = std::thread([this, period, demand = std::move(demand)] { run(period, demand); });
 }
@@ -63,7 +65,7 @@ void CoarseClock::run(std::chrono::microseconds period, CoarseClockDemand demand
   auto next = std::chrono::steady_clock::now();
   auto window_end = next + demand.window;
   uint64_t calls_before = demand.calls ? demand.calls() : 0;
-  bool coarse = true;
+  bool coarse = begins_coarse(demand);
   std::unique_lock<std::mutex> lock(mutex_);
   while (!stopping()) {
     if (coarse) {

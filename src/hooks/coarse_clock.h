@@ -20,6 +20,9 @@ struct CoarseClockDemand {
   std::function<uint64_t()> calls;  // hooked calls so far (any thread; called from the clock's thread)
   uint64_t coarse_from_per_s = 500000;  // coarse from this rate on; exact again below half of it
   std::chrono::milliseconds window{100};
+  // Coarse from the start, before the first window has told the rate. Where hooked calls are expected to be rare (a
+  // focused pattern), exact instead: a short run then never wakes the thread every period.
+  bool begin_coarse = true;
 };
 
 class CoarseClock {
@@ -29,7 +32,8 @@ class CoarseClock {
   CoarseClock(const CoarseClock&) = delete;
   CoarseClock& operator=(const CoarseClock&) = delete;
 
-  // Starts coarse; with a demand, moves between coarse and exact at the end of each window.
+  // Starts coarse (exact if the demand says so); with a demand, moves between coarse and exact at the end of each
+  // window.
   void start(std::chrono::microseconds period, CoarseClockDemand demand = {});
   void stop();
   uint64_t updates() const { return updates_.load(std::memory_order_relaxed); }

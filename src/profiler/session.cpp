@@ -186,6 +186,7 @@ void Session::start_coarse_clock() {
     pool_.for_each_claimed([&](const ThreadShadow& shadow) { calls += shadow.enters(); });
     return calls;
   };
+  demand.begin_coarse = config_.hooks_for.empty();
   if (!clock_stopped_) coarse_clock_.start(std::chrono::milliseconds(1), std::move(demand));
 }
 

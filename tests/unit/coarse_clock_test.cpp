@@ -85,5 +85,25 @@ TEST(CoarseClock, PublishesOnlyWhileHookedCallsAreFrequent) {
   EXPECT_GE(clock.exact_time(), std::chrono::milliseconds(60));
 }
 
+// A demand that begins exact (a focused pattern): no update at all until a window has seen frequent calls.
+TEST(CoarseClock, BeginsExactWhenTheDemandSaysCallsAreRare) {
+  std::atomic<uint64_t> calls{0};
+  CoarseClockDemand demand;
+  demand.calls = [&] { return calls.load(); };
+  demand.coarse_from_per_s = 20000;
+  demand.window = std::chrono::milliseconds(20);
+  demand.begin_coarse = false;
+  CoarseClock clock;
+  clock.start(std::chrono::milliseconds(1), demand);
+  EXPECT_TRUE(g_hook_clock.exact.load());
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_EQ(clock.updates(), 0u);
+  calls.store(1000000);  // far past the threshold in the window now open
+  EXPECT_TRUE(eventually([] { return !g_hook_clock.exact.load(); }));
+  EXPECT_TRUE(eventually([&] { return clock.updates() >= 5; }));
+  clock.stop();
+  EXPECT_TRUE(g_hook_clock.exact.load());
+}
+
 }  // namespace
 }  // namespace umbra
