@@ -8,6 +8,7 @@ namespace umbra {
 
 SymbolIndex::SymbolIndex(Dwfl_Module* module) {
   int count = dwfl_module_getsymtab(module);
+  if (count > 1) symbols_.reserve(size_t(count));
   for (int i = 1; i < count; ++i) {
     GElf_Sym symbol{};
     GElf_Addr address = 0;
@@ -23,12 +24,14 @@ SymbolIndex::SymbolIndex(Dwfl_Module* module) {
     }
     int binding = GELF_ST_BIND(symbol.st_info);
     int rank = binding == STB_GLOBAL ? 0 : binding == STB_WEAK ? 1 : binding == STB_LOCAL ? 2 : 3;
-    symbols_.push_back({uintptr_t(address), uintptr_t(address + symbol.st_size), rank, name});
+    symbols_.push_back({uintptr_t(address), uintptr_t(address + symbol.st_size), rank, i, name});
   }
-  std::stable_sort(symbols_.begin(), symbols_.end(), [](const Symbol& a, const Symbol& b) {
+  // The table's order decides last: an unstable sort then gives the stable sort's order, sooner.
+  std::sort(symbols_.begin(), symbols_.end(), [](const Symbol& a, const Symbol& b) {
     if (a.start != b.start) return a.start < b.start;
     if (a.rank != b.rank) return a.rank < b.rank;
-    return a.end < b.end;
+    if (a.end != b.end) return a.end < b.end;
+    return a.table_index < b.table_index;
   });
   max_end_.reserve(symbols_.size());
   uintptr_t max_end = 0;

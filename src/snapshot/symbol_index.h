@@ -27,6 +27,7 @@ class SymbolIndex {
   struct Symbol {
     uintptr_t start, end;
     int rank;  // at one address libdwfl prefers global to weak to local, then the smaller, then the first found
+    int table_index;
     const char* name;
   };
   std::vector<Symbol> symbols_;    // sized symbols, by start, rank and size, then in the table's order
