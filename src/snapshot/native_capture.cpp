@@ -8,6 +8,7 @@
 #include "snapshot/thread_cpu_time.h"
 #include "util/log.h"
 #include "snapshot/unwind_info.h"
+#include "snapshot/unwind_rows.h"
 #include "snapshot/whole_stack_unwind.h"
 
 #include <dirent.h>
@@ -186,6 +187,7 @@ void unwind_native_top(NativeCapture& capture, void* ucontext) {
   if (outside_elf_code(interrupted_ip)) {
     stop_ip = interrupted_ip;  // interrupted in managed code: no native top, and no libunwind lookup
   } else if (unw_init_local2(&cursor, static_cast<unw_context_t*>(ucontext), UNW_INIT_SIGNAL_FRAME) == 0) {
+    bool exact_lookup = true;
     for (;;) {
       unw_word_t ip = 0;
       if (unw_get_reg(&cursor, UNW_REG_IP, &ip) != 0 || ip == 0) break;
@@ -198,7 +200,7 @@ void unwind_native_top(NativeCapture& capture, void* ucontext) {
         break;
       }
       capture.frames[count++] = ip;
-      if (unw_step(&cursor) <= 0) break;
+      if (step_by_remembered_row(cursor, ip, exact_lookup) <= 0) break;
     }
   }
   capture.count = count;

@@ -9,6 +9,7 @@
 
 #include "snapshot/native_capture.h"
 #include "snapshot/unwind_info.h"
+#include "snapshot/unwind_rows.h"
 
 namespace umbra {
 namespace {
@@ -202,6 +203,7 @@ __attribute__((no_sanitize("address"))) void unwind_whole_stack(NativeCapture& c
     NativeRunCache::Entry* run = signal_frame ? nullptr : &capture.stack_ends.begin(r.ip, r.sp, r.bp);
     bool more = false;
     bool stack_ended = false;
+    bool exact_lookup = signal_frame;
     uint32_t run_start = count;
     for (;;) {
       unw_word_t ip = 0, sp = 0, bp = 0;
@@ -231,7 +233,7 @@ __attribute__((no_sanitize("address"))) void unwind_whole_stack(NativeCapture& c
       } else {
         run = nullptr;  // longer than a cache entry holds
       }
-      const int step = unw_step(&cursor);
+      const int step = step_by_remembered_row(cursor, ip, exact_lookup);
       if (step > 0) continue;
       // libunwind cannot go on: the runtime's assembly stubs (the one a thread returns into when the runtime
       // stopped it at a method's return to suspend it) have no unwind information past their own frame. Their

@@ -1,0 +1,133 @@
+#include "snapshot/unwind_rows.h"
+
+#include <atomic>
+#include <cstddef>
+#include <cstring>
+
+#include "snapshot/code_ranges.h"
+
+namespace umbra {
+namespace {
+
+// A slot's key: the looked-up address (47 bits), the low bits of the ELF-code table's generation, and a bit set
+// while the row is being written; 0 is empty. A slot from an older generation is free to take.
+constexpr int kIpBits = 47;
+constexpr uint64_t kIpMask = (uint64_t(1) << kIpBits) - 1;
+constexpr uint64_t kGenerationMask = 0xFFFF;
+constexpr uint64_t kWriting = uint64_t(1) << 63;
+constexpr int kSlotBits = 11;
+constexpr size_t kSlots = size_t(1) << kSlotBits;
+constexpr int kProbes = 8;
+// libunwind 1.6's x86-64 row is 176 bytes (a rule and a value for 19 columns, the return address's column); a
+// larger one is not remembered.
+constexpr size_t kRowWords = 24;
+
+struct Row {
+  uint64_t words[kRowWords];
+};
+
+struct Slot {
+  std::atomic<uint64_t> key{0};
+  std::atomic<uint64_t> words[kRowWords];
+};
+
+Slot g_slots[kSlots];
+std::atomic<uint64_t> g_steps_by_row{0};
+std::atomic<uint64_t> g_rows_learned{0};
+
+size_t first_slot(uint64_t key) { return size_t((key * 0x9E3779B97F4A7C15ull) >> (64 - kSlotBits)); }
+
+bool find_row(uint64_t key, Row& row) {
+  const size_t first = first_slot(key);
+  for (int i = 0; i < kProbes; ++i) {
+    Slot& slot = g_slots[(first + size_t(i)) & (kSlots - 1)];
+    const uint64_t held = slot.key.load(std::memory_order_acquire);
+    if (held == 0) return false;
+    if (held != key) continue;
+    for (size_t w = 0; w < kRowWords; ++w) row.words[w] = slot.words[w].load(std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_acquire);
+    return slot.key.load(std::memory_order_relaxed) == key;  // not taken for another row while copied
+  }
+  return false;
+}
+
+void remember_row(uint64_t key, uint64_t generation, const Row& row) {
+  const size_t first = first_slot(key);
+  for (int i = 0; i < kProbes; ++i) {
+    Slot& slot = g_slots[(first + size_t(i)) & (kSlots - 1)];
+    uint64_t held = slot.key.load(std::memory_order_relaxed);
+    if (held == key) return;
+    const bool free = held == 0 || (!(held & kWriting) && ((held >> kIpBits) & kGenerationMask) != generation);
+    if (!free || !slot.key.compare_exchange_strong(held, key | kWriting, std::memory_order_relaxed)) continue;
+    std::atomic_thread_fence(std::memory_order_release);
+    for (size_t w = 0; w < kRowWords; ++w) slot.words[w].store(row.words[w], std::memory_order_relaxed);
+    slot.key.store(key, std::memory_order_release);
+    g_rows_learned.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+}
+
+struct WantedRow {
+  unw_word_t address;
+  Row row;
+  bool found;
+};
+
+constexpr int kRowFound = -1000;  // stops libunwind's iteration once the row is copied
+
+int take_row_at(void* token, void* rules, size_t size, unw_word_t start, unw_word_t end) {
+  auto* wanted = static_cast<WantedRow*>(token);
+  if (wanted->address < start || wanted->address >= end) return 0;
+  if (size > sizeof wanted->row) return kRowFound;  // not found: too large to keep
+  std::memset(&wanted->row, 0, sizeof wanted->row);
+  std::memcpy(&wanted->row, rules, size);
+  wanted->found = true;
+  return kRowFound;
+}
+
+// unw_step's end of the stack after a frame it could unwind: the caller's RBP is not saved anywhere.
+int applied(unw_cursor_t& cursor, Row& row) {
+  const int step = unw_apply_reg_state(&cursor, &row);
+  if (step <= 0) return step;
+  unw_save_loc_t rbp{};
+  if (unw_get_save_loc(&cursor, UNW_X86_64_RBP, &rbp) == 0 && rbp.type == UNW_SLT_NONE) return 0;
+  return step;
+}
+
+}  // namespace
+
+int step_by_remembered_row(unw_cursor_t& cursor, unw_word_t ip, bool& exact_lookup) {
+  const CodeRangeTable* code = process_code_ranges().current();
+  const uint64_t looked_up = uint64_t(ip) - 1;
+  if (exact_lookup || code == nullptr || ip == 0 || (looked_up & ~kIpMask) != 0) {
+    const int step = unw_step(&cursor);
+    exact_lookup = unw_is_signal_frame(&cursor) > 0;  // the frame stepped from was a trampoline
+    return step;
+  }
+  const uint64_t generation = code->generation & kGenerationMask;
+  const uint64_t key = looked_up | (generation << kIpBits);
+  WantedRow wanted{unw_word_t(looked_up), {}, false};
+  if (find_row(key, wanted.row)) {
+    g_steps_by_row.fetch_add(1, std::memory_order_relaxed);
+    return applied(cursor, wanted.row);
+  }
+  // The rows of the frame's whole entry, the one holding the address kept. The iteration also sets what the cursor
+  // looks up next: its own ip after a signal trampoline.
+  unw_reg_states_iterate(&cursor, take_row_at, &wanted);
+  if (!wanted.found) {
+    const int step = unw_step(&cursor);
+    exact_lookup = unw_is_signal_frame(&cursor) > 0;
+    return step;
+  }
+  if (unw_is_signal_frame(&cursor) > 0) {
+    exact_lookup = true;  // a trampoline's row is applied but not kept: the frame after it needs unw_step
+    return applied(cursor, wanted.row);
+  }
+  remember_row(key, generation, wanted.row);
+  return applied(cursor, wanted.row);
+}
+
+uint64_t steps_by_remembered_row() { return g_steps_by_row.load(std::memory_order_relaxed); }
+uint64_t unwind_rows_learned() { return g_rows_learned.load(std::memory_order_relaxed); }
+
+}  // namespace umbra
