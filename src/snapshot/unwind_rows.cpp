@@ -26,12 +26,12 @@ struct Row {
   uint64_t words[kRowWords];
 };
 
-struct Slot {
-  std::atomic<uint64_t> key{0};
-  std::atomic<uint64_t> words[kRowWords];
-};
-
-Slot g_slots[kSlots];
+// Keys and rows apart, rows handed out in order as slots are first taken: a short program touches a few pages of
+// rows, not one per slot it hashes to (each first touch is a page fault in the handler).
+std::atomic<uint64_t> g_keys[kSlots];
+std::atomic<uint32_t> g_row_of_slot[kSlots];  // 1 + the row's index; 0 until the slot is first taken
+std::atomic<uint64_t> g_rows[kSlots][kRowWords];
+std::atomic<uint32_t> g_rows_handed_out{0};
 std::atomic<uint64_t> g_steps_by_row{0};
 std::atomic<uint64_t> g_rows_learned{0};
 
@@ -40,13 +40,14 @@ size_t first_slot(uint64_t key) { return size_t((key * 0x9E3779B97F4A7C15ull) >>
 bool find_row(uint64_t key, Row& row) {
   const size_t first = first_slot(key);
   for (int i = 0; i < kProbes; ++i) {
-    Slot& slot = g_slots[(first + size_t(i)) & (kSlots - 1)];
-    const uint64_t held = slot.key.load(std::memory_order_acquire);
+    const size_t slot = (first + size_t(i)) & (kSlots - 1);
+    const uint64_t held = g_keys[slot].load(std::memory_order_acquire);
     if (held == 0) return false;
     if (held != key) continue;
-    for (size_t w = 0; w < kRowWords; ++w) row.words[w] = slot.words[w].load(std::memory_order_relaxed);
+    const std::atomic<uint64_t>* words = g_rows[g_row_of_slot[slot].load(std::memory_order_relaxed) - 1];
+    for (size_t w = 0; w < kRowWords; ++w) row.words[w] = words[w].load(std::memory_order_relaxed);
     std::atomic_thread_fence(std::memory_order_acquire);
-    return slot.key.load(std::memory_order_relaxed) == key;  // not taken for another row while copied
+    return g_keys[slot].load(std::memory_order_relaxed) == key;  // not taken for another row while copied
   }
   return false;
 }
@@ -54,14 +55,20 @@ bool find_row(uint64_t key, Row& row) {
 void remember_row(uint64_t key, uint64_t generation, const Row& row) {
   const size_t first = first_slot(key);
   for (int i = 0; i < kProbes; ++i) {
-    Slot& slot = g_slots[(first + size_t(i)) & (kSlots - 1)];
-    uint64_t held = slot.key.load(std::memory_order_relaxed);
+    const size_t slot = (first + size_t(i)) & (kSlots - 1);
+    uint64_t held = g_keys[slot].load(std::memory_order_relaxed);
     if (held == key) return;
     const bool free = held == 0 || (!(held & kWriting) && ((held >> kIpBits) & kGenerationMask) != generation);
-    if (!free || !slot.key.compare_exchange_strong(held, key | kWriting, std::memory_order_relaxed)) continue;
+    if (!free || !g_keys[slot].compare_exchange_strong(held, key | kWriting, std::memory_order_relaxed)) continue;
+    uint32_t row_of_slot = g_row_of_slot[slot].load(std::memory_order_relaxed);
+    if (row_of_slot == 0) {  // at most one row per slot: never more than kSlots handed out
+      row_of_slot = g_rows_handed_out.fetch_add(1, std::memory_order_relaxed) + 1;
+      g_row_of_slot[slot].store(row_of_slot, std::memory_order_relaxed);
+    }
     std::atomic_thread_fence(std::memory_order_release);
-    for (size_t w = 0; w < kRowWords; ++w) slot.words[w].store(row.words[w], std::memory_order_relaxed);
-    slot.key.store(key, std::memory_order_release);
+    std::atomic<uint64_t>* words = g_rows[row_of_slot - 1];
+    for (size_t w = 0; w < kRowWords; ++w) words[w].store(row.words[w], std::memory_order_relaxed);
+    g_keys[slot].store(key, std::memory_order_release);
     g_rows_learned.fetch_add(1, std::memory_order_relaxed);
     return;
   }
