@@ -224,7 +224,8 @@ std::atomic<uint64_t> g_handler_answers{0};
 // Threads inside on_capture_signal: umbra's code must stay mapped until none is.
 std::atomic<int32_t> g_handlers_running{0};
 
-// Async-signal-safe: only libunwind local unwinding (per-thread caching), atomics and the validated capture.
+// Async-signal-safe: only libunwind local unwinding (its cache taken with every signal blocked), the remembered
+// unwind rows (snapshot/unwind_rows.h), atomics and the validated capture.
 // ThreadSanitizer does not model a signal's delivery as ordering; tests/tsan.supp says so for this handler.
 void on_capture_signal(int signo, siginfo_t* info, void* ucontext) {
   g_handlers_running.fetch_add(1, std::memory_order_acq_rel);
@@ -333,6 +334,7 @@ bool share_activation_signal() {
 
 int install_native_capture_handler() {
   if (g_signal != 0) return g_signal;
+  // A libunwind built without per-thread caches (Debian's) keeps its global one: the unwind rows spare most uses.
   unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
   if (!find_loader_lock())
     log::info("the C library's loader lock was not found: a library unloaded while a stack is unwound could leave "
