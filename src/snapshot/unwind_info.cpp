@@ -4,16 +4,16 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "snapshot/code_address_key.h"
 #include "snapshot/code_ranges.h"
 
 namespace umbra {
 namespace {
 
-// A slot holds an IP (user-space addresses on x86-64 fit 47 bits), the low bits of the generation of the ELF-code
-// table it was answered under, and the answer; 0 is empty. A slot from an older generation is free to take.
-constexpr int kIpBits = 47;
-constexpr uint64_t kIpMask = (uint64_t(1) << kIpBits) - 1;
-constexpr uint64_t kGenerationMask = 0xFFFF;
+namespace key = code_address_key;
+
+// A slot holds a key (snapshot/code_address_key.h) and the answer; 0 is empty. A slot from an older generation is
+// free to take.
 constexpr uint64_t kAnswerBit = uint64_t(1) << 63;
 constexpr int kSlotBits = 12;
 constexpr size_t kSlots = size_t(1) << kSlotBits;
@@ -21,8 +21,6 @@ constexpr int kProbes = 8;
 
 std::atomic<uint64_t> g_answers[kSlots];
 std::atomic<uint64_t> g_lookups{0};
-
-size_t first_slot(uint64_t ip) { return size_t((ip * 0x9E3779B97F4A7C15ull) >> (64 - kSlotBits)); }
 
 bool ask_libunwind(unw_cursor_t& cursor, unw_word_t ip) {
   g_lookups.fetch_add(1, std::memory_order_relaxed);
@@ -40,21 +38,21 @@ bool has_unwind_info(unw_cursor_t& cursor, unw_word_t ip, bool interrupted) {
   if (code != nullptr && !code->contains(uintptr_t(ip))) return false;
   // libunwind looks up the call instruction before a return address, and an interrupted frame's own instruction.
   const uint64_t looked_up = interrupted || ip == 0 ? uint64_t(ip) : uint64_t(ip) - 1;
-  if (code == nullptr || (looked_up & ~kIpMask) != 0) return ask_libunwind(cursor, ip);
-  const uint64_t generation = code->generation & kGenerationMask;
-  const uint64_t key = looked_up | (generation << kIpBits);
-  const size_t first = first_slot(looked_up);
+  if (code == nullptr || !key::fits(looked_up)) return ask_libunwind(cursor, ip);
+  const uint64_t generation = code->generation & key::kGenerationMask;
+  const uint64_t wanted = key::of(looked_up, generation);
+  const size_t first = key::first_slot(looked_up, kSlotBits);
   for (int i = 0; i < kProbes; ++i) {
     uint64_t held = g_answers[(first + size_t(i)) & (kSlots - 1)].load(std::memory_order_relaxed);
     if (held == 0) break;
-    if ((held & ~kAnswerBit) == key) return (held & kAnswerBit) != 0;
+    if ((held & ~kAnswerBit) == wanted) return (held & kAnswerBit) != 0;
   }
   const bool answer = ask_libunwind(cursor, ip);
   for (int i = 0; i < kProbes; ++i) {
     std::atomic<uint64_t>& slot = g_answers[(first + size_t(i)) & (kSlots - 1)];
     uint64_t held = slot.load(std::memory_order_relaxed);
-    const bool free = held == 0 || ((held >> kIpBits) & kGenerationMask) != generation;
-    if (free && slot.compare_exchange_strong(held, key | (answer ? kAnswerBit : 0), std::memory_order_relaxed)) break;
+    const bool free = held == 0 || key::generation_of(held) != generation;
+    if (free && slot.compare_exchange_strong(held, wanted | (answer ? kAnswerBit : 0), std::memory_order_relaxed)) break;
   }
   return answer;
 }

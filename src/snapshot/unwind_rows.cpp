@@ -4,16 +4,16 @@
 #include <cstddef>
 #include <cstring>
 
+#include "snapshot/code_address_key.h"
 #include "snapshot/code_ranges.h"
 
 namespace umbra {
 namespace {
 
-// A slot's key: the looked-up address (47 bits), the low bits of the ELF-code table's generation, and a bit set
-// while the row is being written; 0 is empty. A slot from an older generation is free to take.
-constexpr int kIpBits = 47;
-constexpr uint64_t kIpMask = (uint64_t(1) << kIpBits) - 1;
-constexpr uint64_t kGenerationMask = 0xFFFF;
+namespace key = code_address_key;
+
+// A slot holds the looked-up address's key (snapshot/code_address_key.h), with a bit set while its row is being
+// written; 0 is empty. A slot from an older generation is free to take.
 constexpr uint64_t kWriting = uint64_t(1) << 63;
 constexpr int kSlotBits = 11;
 constexpr size_t kSlots = size_t(1) << kSlotBits;
@@ -35,31 +35,29 @@ std::atomic<uint32_t> g_rows_handed_out{0};
 std::atomic<uint64_t> g_steps_by_row{0};
 std::atomic<uint64_t> g_rows_learned{0};
 
-size_t first_slot(uint64_t key) { return size_t((key * 0x9E3779B97F4A7C15ull) >> (64 - kSlotBits)); }
-
-bool find_row(uint64_t key, Row& row) {
-  const size_t first = first_slot(key);
+bool find_row(uint64_t wanted, Row& row) {
+  const size_t first = key::first_slot(wanted, kSlotBits);
   for (int i = 0; i < kProbes; ++i) {
     const size_t slot = (first + size_t(i)) & (kSlots - 1);
     const uint64_t held = g_keys[slot].load(std::memory_order_acquire);
     if (held == 0) return false;
-    if (held != key) continue;
+    if (held != wanted) continue;
     const std::atomic<uint64_t>* words = g_rows[g_row_of_slot[slot].load(std::memory_order_relaxed) - 1];
     for (size_t w = 0; w < kRowWords; ++w) row.words[w] = words[w].load(std::memory_order_relaxed);
     std::atomic_thread_fence(std::memory_order_acquire);
-    return g_keys[slot].load(std::memory_order_relaxed) == key;  // not taken for another row while copied
+    return g_keys[slot].load(std::memory_order_relaxed) == wanted;  // not taken for another row while copied
   }
   return false;
 }
 
-void remember_row(uint64_t key, uint64_t generation, const Row& row) {
-  const size_t first = first_slot(key);
+void remember_row(uint64_t wanted, uint64_t generation, const Row& row) {
+  const size_t first = key::first_slot(wanted, kSlotBits);
   for (int i = 0; i < kProbes; ++i) {
     const size_t slot = (first + size_t(i)) & (kSlots - 1);
     uint64_t held = g_keys[slot].load(std::memory_order_relaxed);
-    if (held == key) return;
-    const bool free = held == 0 || (!(held & kWriting) && ((held >> kIpBits) & kGenerationMask) != generation);
-    if (!free || !g_keys[slot].compare_exchange_strong(held, key | kWriting, std::memory_order_relaxed)) continue;
+    if (held == wanted) return;
+    const bool free = held == 0 || (!(held & kWriting) && key::generation_of(held) != generation);
+    if (!free || !g_keys[slot].compare_exchange_strong(held, wanted | kWriting, std::memory_order_relaxed)) continue;
     uint32_t row_of_slot = g_row_of_slot[slot].load(std::memory_order_relaxed);
     if (row_of_slot == 0) {  // at most one row per slot: never more than kSlots handed out
       row_of_slot = g_rows_handed_out.fetch_add(1, std::memory_order_relaxed) + 1;
@@ -68,7 +66,7 @@ void remember_row(uint64_t key, uint64_t generation, const Row& row) {
     std::atomic_thread_fence(std::memory_order_release);
     std::atomic<uint64_t>* words = g_rows[row_of_slot - 1];
     for (size_t w = 0; w < kRowWords; ++w) words[w].store(row.words[w], std::memory_order_relaxed);
-    g_keys[slot].store(key, std::memory_order_release);
+    g_keys[slot].store(wanted, std::memory_order_release);
     g_rows_learned.fetch_add(1, std::memory_order_relaxed);
     return;
   }
@@ -106,15 +104,15 @@ int applied(unw_cursor_t& cursor, Row& row) {
 int step_by_remembered_row(unw_cursor_t& cursor, unw_word_t ip, bool& exact_lookup) {
   const CodeRangeTable* code = process_code_ranges().current();
   const uint64_t looked_up = uint64_t(ip) - 1;
-  if (exact_lookup || code == nullptr || ip == 0 || (looked_up & ~kIpMask) != 0) {
+  if (exact_lookup || code == nullptr || ip == 0 || !key::fits(looked_up)) {
     const int step = unw_step(&cursor);
     exact_lookup = unw_is_signal_frame(&cursor) > 0;  // the frame stepped from was a trampoline
     return step;
   }
-  const uint64_t generation = code->generation & kGenerationMask;
-  const uint64_t key = looked_up | (generation << kIpBits);
+  const uint64_t generation = code->generation & key::kGenerationMask;
+  const uint64_t wanted_key = key::of(looked_up, generation);
   WantedRow wanted{unw_word_t(looked_up), {}, false};
-  if (find_row(key, wanted.row)) {
+  if (find_row(wanted_key, wanted.row)) {
     g_steps_by_row.fetch_add(1, std::memory_order_relaxed);
     return applied(cursor, wanted.row);
   }
@@ -130,7 +128,7 @@ int step_by_remembered_row(unw_cursor_t& cursor, unw_word_t ip, bool& exact_look
     exact_lookup = true;  // a trampoline's row is applied but not kept: the frame after it needs unw_step
     return applied(cursor, wanted.row);
   }
-  remember_row(key, generation, wanted.row);
+  remember_row(wanted_key, generation, wanted.row);
   return applied(cursor, wanted.row);
 }
 
