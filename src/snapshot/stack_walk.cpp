@@ -1,6 +1,7 @@
 #include "snapshot/stack_walk.h"
 
 #include "snapshot/unwind_info.h"
+#include "snapshot/unwind_rows.h"
 
 #include <ucontext.h>
 
@@ -64,6 +65,7 @@ void unwind_native_from_context(const uint8_t* context, uint32_t context_size, F
   NativeRunCache::Entry unkept;
   NativeRunCache::Entry& run = cache != nullptr ? cache->begin(ip0, sp0, bp0) : unkept;
   bool fits = true, clean_end = false;
+  bool exact_lookup = false;  // a return address: its call instruction is looked up
   for (int guard = 0; guard < 256; ++guard) {
     unw_word_t ip = 0, sp = 0;
     if (unw_get_reg(&cursor, UNW_REG_IP, &ip) != 0 || unw_get_reg(&cursor, UNW_REG_SP, &sp) != 0) break;
@@ -83,7 +85,8 @@ void unwind_native_from_context(const uint8_t* context, uint32_t context_size, F
     } else {
       fits = false;
     }
-    if (unw_step(&cursor) <= 0) {
+    // The world is stopped meanwhile: the steps libunwind's own cache would take with system calls use the rows.
+    if (step_by_remembered_row(cursor, ip, exact_lookup) <= 0) {
       clean_end = true;
       break;
     }

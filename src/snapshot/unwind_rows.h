@@ -1,10 +1,10 @@
-// A step of a libunwind cursor without libunwind's system calls, for the unwinds made in signal handlers. Debian's
-// libunwind is built without its per-thread cache and blocks every signal around each of its locks: a step sets
-// the signal mask twice (its cache of unwind rules), and a frame not in that cache twice more (the lookup of its
-// entry) and twice again (allocating and freeing the entry's parse). Here a frame's unwind row (the rules that
-// give its caller's registers, as unw_reg_states_iterate reports them) is remembered by the address its cursor
-// looks up, and a later step from that address applies the row (unw_apply_reg_state), then ends the stack where
-// unw_step would (no saved RBP): no system call.
+// A step of a libunwind cursor without libunwind's system calls, for the unwinds made in signal handlers and while
+// the runtime is suspended. Debian's libunwind is built without its per-thread cache and blocks every signal around
+// each of its locks: a step sets the signal mask twice (its cache of unwind rules), and a frame not in that cache
+// twice more (the lookup of its entry) and twice again (allocating and freeing the entry's parse). Here a frame's
+// unwind row (the rules that give its caller's registers, as unw_reg_states_iterate reports them) is remembered by
+// the address its cursor looks up, and a later step from that address applies the row (unw_apply_reg_state), then
+// ends the stack where unw_step would (no saved RBP): no system call.
 //
 // Only frames looked up by their return address (ip - 1) take this path. A cursor's first frame after
 // UNW_INIT_SIGNAL_FRAME, and the frame after a signal trampoline, are looked up by their own ip, which only
