@@ -163,6 +163,7 @@ clr::HRESULT Session::start_shadow() {
     return hr;
   }
   SamplerOptions options;
+  options.native_names = &native_symbols_;
   options.interval_ms = config_.interval_ms;
   options.shadows = &pool_;
   options.stacks_by_signal = hook_selection_ != nullptr;
@@ -231,6 +232,7 @@ clr::HRESULT Session::start_sampled() {
     return hr;
   }
   SamplerOptions options;
+  options.native_names = &native_symbols_;
   options.interval_ms = config_.interval_ms;
   options.walker = config_.walker == Walker::kSuspend ? SamplerOptions::Walker::kSuspend : SamplerOptions::Walker::kSignal;
   options.reconcile_every = ticks_between_checks(config_.check_ms);
@@ -496,6 +498,7 @@ void Session::finish(const char* trigger, bool runtime_usable, bool provisional)
       if (unsigned wanted = provisional || config_.attached ? 0 : report_helpers_wanted()) helpers.emplace(wanted);
     };
     if (!as_last_read) start_helpers();  // a lens reads the tree on one thread: then for the files only
+    const size_t named_in_run = native_symbols_.named();
     Report report = build_report(trigger, as_last_read ? &*as_last_read : nullptr, helpers ? &*helpers : nullptr);
     if (as_last_read) start_helpers();
     if (pusher_) report.stats.push = pusher_->stats();
@@ -506,6 +509,8 @@ void Session::finish(const char* trigger, bool runtime_usable, bool provisional)
     auto written = write_report_files(report, request, [](const std::string& line) { log::always(line); });
     log::info("report ({}): the tree built in {} ms, the files written in {} ms", trigger,
               (built_ns - started_ns) / 1000000, (monotonic_ns() - built_ns) / 1000000);
+    log::info("report ({}): native frames named while the program ran {}, by the report {}", trigger, named_in_run,
+              native_symbols_.named() - named_in_run);
     if (helpers && helpers->helpers() > 0)
       log::info("report: {} threads made it, {} parts handed from one to another", helpers->helpers() + 1,
                 helpers->shared());

@@ -32,6 +32,8 @@ void SampledAttribution::add(const StackTick& walks, uint64_t tick_index, Sample
     NativeTop top = stitch_native_top(t.capture, walk, tick_index, tick);
     for (size_t i = 0; i < walk.count; ++i) stack_.push_back(frames[walk.first + i]);
     std::reverse(stack_.begin(), stack_.end());
+    for (const SampleFrame& f : stack_)
+      if (f.native) native_ips_.push_back(f.id);
     uint32_t leaf = t.tree.add(stack_.data(), stack_.size(), t.on_cpu);
     (top == NativeTop::kStitched ? t.native_samples : t.managed_samples) += 1;
     bool whole = top == NativeTop::kNone || top == NativeTop::kStitched;
@@ -95,6 +97,12 @@ SampledAttribution::NativeTop SampledAttribution::stitch_native_top(NativeCaptur
   }
   capture.state.store(NativeCapture::kIdle, std::memory_order_release);
   return top;
+}
+
+std::vector<uintptr_t> SampledAttribution::take_native_ips() {
+  std::vector<uintptr_t> ips;
+  ips.swap(native_ips_);
+  return ips;
 }
 
 }  // namespace umbra

@@ -19,6 +19,8 @@ class SampledAttribution {
   SampledAttribution(clr::ICorProfilerInfo10& info, FunctionNames& names);
 
   void add(const StackTick& walks, uint64_t tick_index, SamplerStats& tick);
+  // The native IPs of the stacks added since the last call (the sampler names those it has not met yet).
+  std::vector<uintptr_t> take_native_ips();
 
  private:
   // kEmpty: a native top was captured but held no frame (the sample keeps its managed frames, and is not repeated
@@ -30,6 +32,7 @@ class SampledAttribution {
   clr::ICorProfilerInfo10& info_;
   FunctionNames& names_;
   std::vector<SampleFrame> stack_;  // one stitched stack, root first
+  std::vector<uintptr_t> native_ips_;
 };
 
 }  // namespace umbra

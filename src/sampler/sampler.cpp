@@ -165,14 +165,19 @@ void Sampler::tick(uint64_t late_ns) {
     tick = SamplerStats{};
   };
   uint64_t shadow_sample_ns = 0;
+  std::vector<uintptr_t> native_ips;  // this tick's stacks', named once the tree's lock is released
   if (signal_sampling_) {
     signal_sampling_->capture(tick_index_, options_.interval_ms);
     tick.shadow_sample_ns_total = shadow_sample_ns = monotonic_ns() - start_ns;
     // Counted now: the suspension below (if due) asks the threads again, into the same buffers.
-    std::lock_guard<std::mutex> lock(tree_mutex_);
-    if (stopped_) return;
-    signal_sampling_->attribute(tick);
-    count_before_walk();
+    {
+      std::lock_guard<std::mutex> lock(tree_mutex_);
+      if (stopped_) return;
+      signal_sampling_->attribute(tick);
+      count_before_walk();
+      native_ips = signal_sampling_->take_native_ips();
+    }
+    for (uintptr_t ip : native_ips) name_native_frame(ip);
   } else if (options_.shadows) {
     tick.samples = sample_shadows(*options_.shadows, scheduler_states_);
     tick.shadow_sample_ns_total = shadow_sample_ns = monotonic_ns() - start_ns;
@@ -192,7 +197,10 @@ void Sampler::tick(uint64_t late_ns) {
     if (reconciliation_ && tick.suspensions) reconciliation_->after_resume();
     if (signal_sampling_ && !options_.shadows && tick.suspensions)
       signal_sampling_->check_against(*stack_tick_, tick_index_, tick);
-    if (attribution_ && walked) attribution_->add(*stack_tick_, tick_index_, tick);
+    if (attribution_ && walked) {
+      attribution_->add(*stack_tick_, tick_index_, tick);
+      native_ips = attribution_->take_native_ips();
+    }
     tick.tick_ns_total = tick.tick_ns_max = monotonic_ns() - start_ns;
     if (tick.suspensions) {
       tick.snapshot_ticks = 1;
@@ -201,7 +209,23 @@ void Sampler::tick(uint64_t late_ns) {
     stats_.add_tick(tick);
     stats_.cpu_ns_total = current_thread_cpu_ns();
   }
-  if (walked) stack_tick_->register_unknown_threads();
+  if (walked) {
+    stack_tick_->register_unknown_threads();
+    // Sampled mode's stacks with their native tops; shadow mode's walks (their native segments are spliced in).
+    if (attribution_) {
+      for (uintptr_t ip : native_ips) name_native_frame(ip);
+    } else {
+      for (const StackTick::Walk& walk : stack_tick_->walks())
+        for (size_t i = walk.first; i < walk.first + walk.count; ++i)
+          if (stack_tick_->frames()[i].native) name_native_frame(stack_tick_->frames()[i].id);
+    }
+  }
+}
+
+// Named once, after the tick that first met it, outside the tree's lock: the report at exit then finds the names
+// made (reading a module's symbol table is most of naming).
+void Sampler::name_native_frame(uintptr_t ip) {
+  if (options_.native_names != nullptr && native_frames_named_.insert(ip).second) options_.native_names->lookup(ip);
 }
 
 SpliceMap Sampler::splices() {

@@ -27,10 +27,12 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <unordered_set>
 
 #include "clr/corprof.h"
 #include "hooks/shadow_pool.h"
 #include "names/function_names.h"
+#include "snapshot/native_symbols.h"
 #include "sampler/reconciliation.h"
 #include "sampler/sampled_attribution.h"
 #include "sampler/sampler_stats.h"
@@ -51,6 +53,8 @@ struct SamplerOptions {
   // a suspension and DoStackSnapshot at every tick.
   enum class Walker { kSuspend, kSignal };
   Walker walker = Walker::kSignal;
+  // Stacks by signal: their native frames are named after the tick they are first met in (outlives the sampler).
+  NativeSymbols* native_names = nullptr;
 };
 
 class Sampler {
@@ -91,6 +95,7 @@ class Sampler {
   void run();
   bool snapshot_due() const;
   void use_suspending_walker();
+  void name_native_frame(uintptr_t ip);
 
   clr::ICorProfilerInfo10& info_;
   ThreadRegistry& threads_;
@@ -103,6 +108,7 @@ class Sampler {
   // threads that started before umbra heard of them become known (the main thread; every thread of an attach).
   bool threads_met_ = false;
   bool native_tops_ = false;
+  std::unordered_set<uintptr_t> native_frames_named_;  // the sampler thread's
 
   SchedulerStates scheduler_states_;  // the sampler thread's; before what refers to it
   std::optional<StackTick> stack_tick_;

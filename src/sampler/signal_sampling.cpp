@@ -175,8 +175,16 @@ clr::FunctionID SignalSampling::caller_on_top(const NativeCapture& capture, uint
 // none).
 SignalStackAlignment SignalSampling::resolve_and_align(const NativeCapture& capture, const CallNode* node) {
   uintptr_t replaced_ip = methods_.resolve(capture, leaf_first_);
+  for (const SampleFrame& f : leaf_first_)
+    if (f.native) native_ips_.push_back(f.id);
   return align_with_shadow(leaf_first_.data(), leaf_first_.size(), node, caller_on_top(capture, replaced_ip),
                            capture.truncated);
+}
+
+std::vector<uintptr_t> SignalSampling::take_native_ips() {
+  std::vector<uintptr_t> ips;
+  ips.swap(native_ips_);
+  return ips;
 }
 
 // The capture's frames as methods and native IPs, leaf first, with the caller a frameless leaf hid put back.
@@ -205,7 +213,10 @@ void SignalSampling::attribute_native_top(SampledThread& thread, bool on_cpu, Sa
     return;
   }
   root_first_.clear();
-  for (uint32_t i = capture.count; i-- > 0;) root_first_.push_back(SampleFrame{capture.frames[i], true});
+  for (uint32_t i = capture.count; i-- > 0;) {
+    root_first_.push_back(SampleFrame{capture.frames[i], true});
+    native_ips_.push_back(capture.frames[i]);
+  }
   SampledTree& tree = above_[node];
   uint32_t leaf = tree.add(root_first_.data(), root_first_.size(), on_cpu);
   ++tick.samples;

@@ -59,6 +59,9 @@ class SignalSampling {
   // compares them with its walks, counts into `tick` (under the sampler's tree mutex).
   void check_against(const StackTick& walks, uint64_t tick_index, SamplerStats& tick);
 
+  // The native IPs of the stacks attributed since the last call (the sampler names those it has not met yet).
+  std::vector<uintptr_t> take_native_ips();
+
   const AboveHooks& above() const { return above_; }
   // Threads sampled from snapshot walks (sampled mode): while any is known, every tick must suspend and walk.
   size_t threads_sampled_by_snapshot() const { return sampled_by_snapshot_; }
@@ -88,6 +91,7 @@ class SignalSampling {
   std::vector<const ThreadShadow*> covered_;   // shadows of this tick's targets
   std::vector<std::pair<clr::ThreadID, ThreadShadow*>> shadows_by_id_;
   std::vector<SampleFrame> leaf_first_;  // one stack, resolved
+  std::vector<uintptr_t> native_ips_;
   std::vector<SampleFrame> root_first_;
   std::vector<SampleFrame> snapshot_;  // check_against: one walk's frames
   AboveHooks above_;

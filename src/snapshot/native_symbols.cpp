@@ -77,4 +77,9 @@ NativeSymbol NativeSymbols::lookup(uintptr_t ip) {
   return it->second;
 }
 
+size_t NativeSymbols::named() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return cache_.size();
+}
+
 }  // namespace umbra

@@ -29,6 +29,8 @@ class NativeSymbols {
   explicit NativeSymbols(std::string debug_root = kSystemDebugRoot) : modules_(std::move(debug_root)) {}
 
   NativeSymbol lookup(uintptr_t ip);
+  // How many addresses have been named so far.
+  size_t named();
 
  private:
   NativeSymbol resolve(uintptr_t ip);  // under mutex_

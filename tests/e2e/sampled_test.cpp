@@ -97,6 +97,27 @@ TEST(Sampled, NativeFunctionAboveItsManagedCaller) {
   EXPECT_GT(main_thread(run.report).find("native_samples")->as_uint(), 50u);
 }
 
+// A native frame is named after the tick that first meets it, on the sampler's thread, so that the report at exit
+// finds the names made (reading a module's symbol table is most of naming): in both modes, nearly none is left for
+// the report (the last tick's, if the program ended meanwhile).
+TEST(Sampled, NativeFramesAreNamedWhileTheProgramRuns) {
+  for (const char* mode : {"sampled", "shadow"}) {
+    std::string dir = scratch_dir(std::string("named_while_running_") + mode);
+    std::vector<std::string> argv = with_app({launcher_path(), "run", "--mode", mode, "--log-level", "info", "-o",
+                                              dir + "/r", "--"}, "NativeMix");
+    argv.push_back("callback");
+    ProcessResult run = run_process(argv, {{"UMBRA_TEST_NATIVE_LIB", native_test_library()}});
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    unsigned long in_run = 0, by_report = 0;
+    const size_t at = run.err.find("native frames named while the program ran ");
+    ASSERT_NE(at, std::string::npos) << run.err;
+    ASSERT_EQ(std::sscanf(run.err.c_str() + at, "native frames named while the program ran %lu, by the report %lu",
+                          &in_run, &by_report), 2) << run.err.substr(at, 120);
+    EXPECT_GT(in_run, 20u) << mode;
+    EXPECT_LE(by_report * 10, in_run) << mode << ": " << by_report << " named by the report";
+  }
+}
+
 TEST(Sampled, NativeFramesBetweenManagedCallerAndCallback) {
   ProfiledRun run = profile_native_mix("callback", {"callback"});
   ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
