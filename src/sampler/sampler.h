@@ -53,7 +53,7 @@ struct SamplerOptions {
   // a suspension and DoStackSnapshot at every tick.
   enum class Walker { kSuspend, kSignal };
   Walker walker = Walker::kSignal;
-  // Stacks by signal: their native frames are named after the tick they are first met in (outlives the sampler).
+  // Every stack's native frames are named after the tick that first meets them (outlives the sampler).
   NativeSymbols* native_names = nullptr;
 };
 
