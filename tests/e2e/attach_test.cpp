@@ -16,6 +16,7 @@
 #include <fstream>
 #include <functional>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include "e2e_env.h"
@@ -99,16 +100,27 @@ void wait_until_attached(pid_t launcher) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
 }
 
+// The process's start time in clock ticks (/proc/PID/stat's 22nd field, after the command's closing parenthesis).
+std::string start_ticks_of(pid_t pid) {
+  std::string stat = read_file("/proc/" + std::to_string(pid) + "/stat");
+  size_t at = stat.rfind(')');
+  if (at == std::string::npos) return "";
+  std::istringstream fields(stat.substr(at + 2));
+  std::string field;
+  for (int i = 3; i <= 22 && fields >> field; ++i) {
+  }
+  return field;
+}
+
 // Until the runtime of `pid` (a child of the test, with its environment) listens on its diagnostics socket: before
-// that, an attach finds no runtime to attach to.
+// that, an attach finds no runtime to attach to. The socket's name carries the process's start time: one left by an
+// earlier process with the same pid (killed by another test) is not this one's.
 void wait_for_diagnostics_socket(pid_t pid) {
   const char* tmp = std::getenv("TMPDIR");
   std::string directory = tmp && *tmp ? tmp : "/tmp";
-  std::string prefix = "dotnet-diagnostic-" + std::to_string(pid) + "-";
+  std::string name = "dotnet-diagnostic-" + std::to_string(pid) + "-" + start_ticks_of(pid) + "-socket";
   for (int i = 0; i < 1200; ++i) {
-    std::error_code error;
-    for (const auto& entry : std::filesystem::directory_iterator(directory, error))
-      if (entry.path().filename().string().rfind(prefix, 0) == 0) return;
+    if (std::filesystem::exists(directory + "/" + name)) return;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
 }
