@@ -6,6 +6,7 @@
 #include <memory>
 #include <mutex>
 
+#include <spdlog/logger.h>
 #include <spdlog/sinks/base_sink.h>
 #include <spdlog/sinks/null_sink.h>
 #include <spdlog/sinks/stdout_sinks.h>
@@ -80,10 +81,27 @@ void close() {
   g_always = nullptr;
 }
 
+namespace {
+
 spdlog::logger& get() {
   if (!logger()) init("warn");
   return *logger();
 }
+
+spdlog::level::level_enum spdlog_level(Level level) {
+  switch (level) {
+    case Level::debug: return spdlog::level::debug;
+    case Level::info: return spdlog::level::info;
+    case Level::error: return spdlog::level::err;
+  }
+  return spdlog::level::err;
+}
+
+}  // namespace
+
+bool enabled(Level level) { return get().should_log(spdlog_level(level)); }
+
+void write(Level level, std::string_view line) { get().log(spdlog_level(level), spdlog::string_view_t(line)); }
 
 void always(const std::string& line) {
   if (g_always == nullptr) return;

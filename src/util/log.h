@@ -1,10 +1,12 @@
-// umbra's log: spdlog to stderr, every line prefixed "umbra:". For start-up, configuration, errors and the closing
+// umbra's log: spdlog to stderr, every line prefixed "umbra:"; spdlog is compiled into log.cpp from its headers, so
+// that the profiler has one shared library less to load at start-up. For start-up, configuration, errors and the closing
 // summary only; never called from the hooks.
 #pragma once
 
 #include <string>
+#include <string_view>
 
-#include <spdlog/spdlog.h>
+#include <fmt/format.h>
 
 namespace umbra::log {
 
@@ -12,7 +14,6 @@ namespace umbra::log {
 // the profiled program started must not write to a stderr its parent may be reading (MSBuild fails a compile
 // whose compiler writes anything there).
 void init(const std::string& level, const std::string& file = "");
-spdlog::logger& get();
 // Closes the file init opened, if any; later messages are dropped until the next init. For an attached session's
 // end: umbra is about to leave a process whose stderr is not its own.
 void close();
@@ -20,17 +21,22 @@ void close();
 // A line the user must see whatever the level: configuration problems, where the report went.
 void always(const std::string& line);
 
+enum class Level { debug, info, error };
+// Whether a line at `level` is written: its arguments are formatted only then.
+bool enabled(Level level);
+void write(Level level, std::string_view line);
+
 template <typename... Args>
-void info(spdlog::format_string_t<Args...> fmt, Args&&... args) {
-  get().info(fmt, std::forward<Args>(args)...);
+void info(fmt::format_string<Args...> format, Args&&... args) {
+  if (enabled(Level::info)) write(Level::info, fmt::format(format, std::forward<Args>(args)...));
 }
 template <typename... Args>
-void debug(spdlog::format_string_t<Args...> fmt, Args&&... args) {
-  get().debug(fmt, std::forward<Args>(args)...);
+void debug(fmt::format_string<Args...> format, Args&&... args) {
+  if (enabled(Level::debug)) write(Level::debug, fmt::format(format, std::forward<Args>(args)...));
 }
 template <typename... Args>
-void error(spdlog::format_string_t<Args...> fmt, Args&&... args) {
-  get().error(fmt, std::forward<Args>(args)...);
+void error(fmt::format_string<Args...> format, Args&&... args) {
+  if (enabled(Level::error)) write(Level::error, fmt::format(format, std::forward<Args>(args)...));
 }
 
 }  // namespace umbra::log
