@@ -69,6 +69,36 @@ TEST(PrivateFiles, ReplacingALinkReplacesTheLinkNotItsTarget) {
   EXPECT_EQ(entries, 3u) << "no temporary file is left behind";
 }
 
+// An earlier report is replaced whole: a reader that had it open still reads the old one, and nothing else is
+// left in the directory.
+TEST(PrivateFiles, ReplacingAReportLeavesOnlyTheNewOne) {
+  Scratch s;
+  std::ofstream(s / "report.json") << "old";
+  std::ifstream reader(s / "report.json");
+  std::string error;
+  ASSERT_TRUE(replace_file(s / "report.json", "new", 0644, error)) << error;
+  EXPECT_EQ(contents(s / "report.json"), "new");
+  std::string seen;
+  reader >> seen;
+  EXPECT_EQ(seen, "old");
+  size_t entries = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(s.dir)) ++entries;
+  EXPECT_EQ(entries, 1u);
+}
+
+// A directory where the report should go is neither replaced nor moved.
+TEST(PrivateFiles, ADirectoryInTheWayStaysWhereItIs) {
+  Scratch s;
+  fs::create_directory(s / "report.json");
+  std::ofstream(s / "report.json/inside") << "kept";
+  std::string error;
+  EXPECT_FALSE(replace_file(s / "report.json", "{}", 0644, error));
+  EXPECT_EQ(contents(s / "report.json/inside"), "kept");
+  size_t entries = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(s.dir)) ++entries;
+  EXPECT_EQ(entries, 1u) << "no temporary file is left behind";
+}
+
 TEST(PrivateFiles, AFailedReplaceLeavesNothingBehind) {
   Scratch s;
   std::string error;
