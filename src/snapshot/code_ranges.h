@@ -29,20 +29,25 @@ struct CodeRangeTable {
 
 class CodeRanges {
  public:
+  // kMapsFile: every mapping read from /proc/self/maps, as on a kernel that cannot be asked (before Linux 6.11).
+  enum class MappingSource { kKernelQueries, kMapsFile };
+  explicit CodeRanges(MappingSource source = MappingSource::kKernelQueries)
+      : queries_unsupported_(source == MappingSource::kMapsFile) {}
+
   // Sampler thread, before suspending or signalling: rebuilds the table if objects were loaded or unloaded since
   // the last call, and the table of executable mappings every so often (JIT code heaps grow). Allocates.
   void refresh();
   // Any thread, signal handlers included; nullptr before the first refresh.
   const CodeRangeTable* current() const { return current_.load(std::memory_order_acquire); }
-  // Every executable mapping of the process (/proc/self/maps: ELF code, JIT-compiled code, precompiled code,
-  // stubs); nullptr before the first refresh.
+  // Every executable mapping of the process (asked of the kernel, else read from /proc/self/maps: ELF code,
+  // JIT-compiled code, precompiled code, stubs); nullptr before the first refresh.
   const CodeRangeTable* executable() const { return executable_.load(std::memory_order_acquire); }
   // Sampler thread: reads the executable mappings again unless they were read within `min_age_ns` (an address
   // outside them may be code mapped since). Allocates.
   void refresh_executable(uint64_t min_age_ns = 1'000'000'000);
-  // Sampler thread: whether `ip` lay in a mapping without any access when the mappings were last read. The runtime
-  // reserves its code heaps that way and makes pages executable as it fills them: such an address is likely code
-  // made since.
+  // Sampler thread: whether `ip` lay in a mapping without any access when /proc/self/maps was last read (only
+  // read where the kernel cannot be asked). The runtime reserves its code heaps that way and makes pages executable
+  // as it fills them: such an address is likely code made since.
   bool in_reservation(uintptr_t ip) const { return reserved_ != nullptr && reserved_->contains(ip); }
   // Sampler thread: asks the kernel for the mapping that holds `ip` alone (mapping_query.h) and, when it is
   // executable, publishes the table of executable mappings with it. kUnknown where the kernel cannot answer: the

@@ -29,6 +29,9 @@ struct ProcmapQuery {
 static_assert(sizeof(ProcmapQuery) == 104);
 constexpr unsigned long kProcmapQuery = 0xC0686611;  // _IOWR(0x9f, 17, struct procmap_query)
 constexpr uint64_t kVmaExecutable = 0x04;
+// query_flags: only a mapping with these permissions; the one holding the address or else the next one.
+constexpr uint64_t kQueryExecutable = 0x04;
+constexpr uint64_t kQueryCoveringOrNext = 0x10;
 
 }  // namespace
 
@@ -49,6 +52,24 @@ MappingQuery MappingQueries::find(uintptr_t address, QueriedMapping& mapping) {
   mapping.end = uintptr_t(query.vma_end);
   mapping.executable = (query.vma_flags & kVmaExecutable) != 0;
   return MappingQuery::kFound;
+}
+
+MappingQuery MappingQueries::executable_mappings(std::vector<QueriedMapping>& mappings) {
+  mappings.clear();
+  if (fd_ < 0) return MappingQuery::kUnsupported;
+  for (uint64_t address = 0;;) {
+    ProcmapQuery query{};
+    query.size = sizeof query;
+    query.query_flags = kQueryExecutable | kQueryCoveringOrNext;
+    query.query_addr = address;
+    if (::ioctl(fd_, kProcmapQuery, &query) != 0) {
+      if (errno == ENOENT) return MappingQuery::kFound;  // no executable mapping above `address`
+      mappings.clear();
+      return MappingQuery::kUnsupported;
+    }
+    mappings.push_back({uintptr_t(query.vma_start), uintptr_t(query.vma_end), true});
+    address = query.vma_end;
+  }
 }
 
 }  // namespace umbra

@@ -2,10 +2,11 @@
 // Linux 6.11 and later) instead of reading every line of /proc/self/maps. Reading the whole file costs 0.2-0.6 ms
 // at a program's start-up (its mappings change as the runtime compiles code, and reading them holds the process's
 // memory-map lock against the runtime's own mprotect and mmap calls); one query costs a few microseconds.
-// Contract: the sampler thread (or any thread but a signal handler); no allocation, lock or log.
+// Contract: the sampler thread (or any thread but a signal handler); no lock or log; find does not allocate.
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 namespace umbra {
 
@@ -32,6 +33,10 @@ class MappingQueries {
   MappingQueries& operator=(const MappingQueries&) = delete;
 
   MappingQuery find(uintptr_t address, QueriedMapping& mapping);
+  // Every executable mapping, by address, in one query each: the kernel skips the others and names none, where
+  // reading the file renders every mapping's path (0.7 ms for a web server's 900 mappings, against 0.09).
+  // kFound, or kUnsupported with `mappings` cleared.
+  MappingQuery executable_mappings(std::vector<QueriedMapping>& mappings);
 
  private:
   int fd_;

@@ -4,6 +4,9 @@
 #include <sys/mman.h>
 
 #include <cstdio>
+#include <cstring>
+#include <utility>
+#include <vector>
 
 #include "snapshot/code_ranges.h"
 #include "snapshot/mapping_query.h"
@@ -32,29 +35,58 @@ TEST(CodeRanges, ElfCodeIsInsideAndAnonymousMemoryOutside) {
 }
 
 // Executable memory mapped after the last reading (a JIT code heap growing) is found once the mappings are read
-// again; data is never in the table.
+// again, whether the kernel is asked or /proc/self/maps read; data is never in the table.
 TEST(CodeRanges, ExecutableMappingsIncludeMemoryMappedSince) {
-  CodeRanges ranges;
-  ranges.refresh();
-  ASSERT_NE(ranges.executable(), nullptr);
-  EXPECT_TRUE(ranges.executable()->contains(reinterpret_cast<uintptr_t>(&ElfCodeMarker)));
-  static int data = 0;
-  EXPECT_FALSE(ranges.executable()->contains(reinterpret_cast<uintptr_t>(&data)));
-  void* page = mmap(nullptr, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  ASSERT_NE(page, MAP_FAILED);
-  EXPECT_FALSE(ranges.executable()->contains(reinterpret_cast<uintptr_t>(page)));
-  ranges.refresh_executable(0);
-  EXPECT_TRUE(ranges.executable()->contains(reinterpret_cast<uintptr_t>(page)));
-  const CodeRangeTable* with_page = ranges.executable();
-  ranges.refresh_executable(0);  // nothing changed: the same table stays published
-  EXPECT_EQ(ranges.executable(), with_page);
-  munmap(page, 4096);
+  for (auto source : {CodeRanges::MappingSource::kKernelQueries, CodeRanges::MappingSource::kMapsFile}) {
+    SCOPED_TRACE(source == CodeRanges::MappingSource::kMapsFile ? "maps file" : "kernel queries");
+    CodeRanges ranges(source);
+    ranges.refresh();
+    ASSERT_NE(ranges.executable(), nullptr);
+    EXPECT_TRUE(ranges.executable()->contains(reinterpret_cast<uintptr_t>(&ElfCodeMarker)));
+    EXPECT_TRUE(ranges.executable()->contains(reinterpret_cast<uintptr_t>(&std::fputs)));
+    static int data = 0;
+    EXPECT_FALSE(ranges.executable()->contains(reinterpret_cast<uintptr_t>(&data)));
+    void* page = mmap(nullptr, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ASSERT_NE(page, MAP_FAILED);
+    EXPECT_FALSE(ranges.executable()->contains(reinterpret_cast<uintptr_t>(page)));
+    ranges.refresh_executable(0);
+    EXPECT_TRUE(ranges.executable()->contains(reinterpret_cast<uintptr_t>(page)));
+    const CodeRangeTable* with_page = ranges.executable();
+    ranges.refresh_executable(0);  // nothing changed: the same table stays published
+    EXPECT_EQ(ranges.executable(), with_page);
+    munmap(page, 4096);
+  }
 }
 
-// The runtime reserves its code heaps without access and makes pages executable as it fills them: an address in
-// such a reservation is known as one, until the page becomes executable code.
+// Asking the kernel for the executable mappings gives what /proc/self/maps lists as executable, and nothing else.
+TEST(MappingQueries, ListTheExecutableMappingsOfTheMapsFile) {
+  std::vector<QueriedMapping> queried;
+  if (MappingQueries().executable_mappings(queried) == MappingQuery::kUnsupported)
+    GTEST_SKIP() << "this kernel has no PROCMAP_QUERY";
+  std::vector<std::pair<uintptr_t, uintptr_t>> listed;
+  FILE* maps = std::fopen("/proc/self/maps", "re");
+  ASSERT_NE(maps, nullptr);
+  char line[512];
+  while (std::fgets(line, sizeof line, maps)) {
+    unsigned long start = 0, end = 0;
+    char perms[5] = {};
+    if (std::strstr(line, "[vsyscall]")) continue;  // the kernel's gate page, no mapping of the process
+    if (std::sscanf(line, "%lx-%lx %4s", &start, &end, perms) == 3 && perms[2] == 'x') listed.push_back({start, end});
+  }
+  std::fclose(maps);
+  std::vector<std::pair<uintptr_t, uintptr_t>> asked;
+  for (const QueriedMapping& m : queried) {
+    EXPECT_TRUE(m.executable);
+    asked.push_back({m.start, m.end});
+  }
+  EXPECT_GE(asked.size(), 2u);  // this binary and libc at least
+  EXPECT_EQ(asked, listed);
+}
+
+// The runtime reserves its code heaps without access and makes pages executable as it fills them: where
+// /proc/self/maps is read, an address in such a reservation is known as one, until the page becomes executable code.
 TEST(CodeRanges, AReservationIsKnownUntilItsPagesBecomeCode) {
-  CodeRanges ranges;
+  CodeRanges ranges(CodeRanges::MappingSource::kMapsFile);  // where the kernel is asked, nothing needs them
   ranges.refresh();
   void* reserved = mmap(nullptr, 2 * 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   ASSERT_NE(reserved, MAP_FAILED);
