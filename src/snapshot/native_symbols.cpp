@@ -48,9 +48,9 @@ NativeSymbol NativeSymbols::resolve(uintptr_t ip) {
   // An exported function keeps its exported name (pthread_cond_wait, not the ___pthread_cond_wait beside it in the
   // full table); the full tables name the rest.
   auto function_at = [&](uintptr_t address) -> std::optional<std::string> {
-    Dl_info at{};
-    if (dladdr(reinterpret_cast<void*>(address), &at) != 0 && at.dli_fbase == info.dli_fbase && at.dli_sname)
-      return demangled(at.dli_sname);
+    Dl_info at = info;  // for `probe`, the lookup above has answered (each reads every exported symbol)
+    bool found = address == probe || dladdr(reinterpret_cast<void*>(address), &at) != 0;
+    if (found && at.dli_fbase == info.dli_fbase && at.dli_sname) return demangled(at.dli_sname);
     std::optional<std::string> full = modules_.function_at(module_path(map), map ? map->l_addr : 0, address);
     if (full) return demangled(full->c_str());
     return std::nullopt;
