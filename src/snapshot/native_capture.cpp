@@ -191,7 +191,7 @@ void unwind_native_top(NativeCapture& capture, void* ucontext) {
     for (;;) {
       unw_word_t ip = 0;
       if (unw_get_reg(&cursor, UNW_REG_IP, &ip) != 0 || ip == 0) break;
-      if (!has_unwind_info(cursor, ip, /*interrupted=*/count == 0)) {
+      if (!remember_row_of(cursor, ip, exact_lookup) && !has_unwind_info(cursor, ip, /*interrupted=*/count == 0)) {
         stop_ip = ip;  // no unwind information: JIT-compiled code, where the managed stack begins
         break;
       }

@@ -70,7 +70,8 @@ void unwind_native_from_context(const uint8_t* context, uint32_t context_size, F
     unw_word_t ip = 0, sp = 0;
     if (unw_get_reg(&cursor, UNW_REG_IP, &ip) != 0 || unw_get_reg(&cursor, UNW_REG_SP, &sp) != 0) break;
     // The stack ended, or JIT-compiled code: managed frames resume.
-    if (ip == 0 || !has_unwind_info(cursor, ip, /*interrupted=*/false)) {
+    const bool has_row = ip != 0 && remember_row_of(cursor, ip, exact_lookup);
+    if (ip == 0 || (!has_row && !has_unwind_info(cursor, ip, /*interrupted=*/false))) {
       if (ip != 0) {
         run.stop_ip = ip;
         run.stop_sp = sp;

@@ -132,6 +132,21 @@ int step_by_remembered_row(unw_cursor_t& cursor, unw_word_t ip, bool& exact_look
   return applied(cursor, wanted.row);
 }
 
+bool remember_row_of(unw_cursor_t& cursor, unw_word_t ip, bool exact_lookup) {
+  const CodeRangeTable* code = process_code_ranges().current();
+  const uint64_t looked_up = uint64_t(ip) - 1;
+  if (exact_lookup || code == nullptr || ip == 0 || !key::fits(looked_up) || !code->contains(uintptr_t(ip)))
+    return false;
+  const uint64_t generation = code->generation & key::kGenerationMask;
+  const uint64_t wanted_key = key::of(looked_up, generation);
+  WantedRow wanted{unw_word_t(looked_up), {}, false};
+  if (find_row(wanted_key, wanted.row)) return true;
+  unw_reg_states_iterate(&cursor, take_row_at, &wanted);
+  if (!wanted.found || unw_is_signal_frame(&cursor) > 0) return false;
+  remember_row(wanted_key, generation, wanted.row);
+  return true;
+}
+
 uint64_t steps_by_remembered_row() { return g_steps_by_row.load(std::memory_order_relaxed); }
 uint64_t unwind_rows_learned() { return g_rows_learned.load(std::memory_order_relaxed); }
 

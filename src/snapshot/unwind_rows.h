@@ -25,6 +25,12 @@ namespace umbra {
 // Steps `cursor`, whose frame's ip is `ip`: as unw_step, > 0 at the caller, 0 at the stack's end, < 0 an error.
 int step_by_remembered_row(unw_cursor_t& cursor, unw_word_t ip, bool& exact_lookup);
 
+// Whether the frame at `ip`, looked up by its return address (not `exact_lookup`), has a row, learning it now if
+// none is remembered: such a frame has unwind information, so the caller need not ask libunwind that separately
+// (has_unwind_info), a second lookup of a frame the step is about to learn. False for a frame without a row, one
+// outside ELF code, a trampoline, or an exact lookup: has_unwind_info decides those.
+bool remember_row_of(unw_cursor_t& cursor, unw_word_t ip, bool exact_lookup);
+
 // Steps taken by a remembered row, and rows learned, so far (tests).
 uint64_t steps_by_remembered_row();
 uint64_t unwind_rows_learned();

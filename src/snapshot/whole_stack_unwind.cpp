@@ -212,7 +212,8 @@ __attribute__((no_sanitize("address"))) void unwind_whole_stack(NativeCapture& c
         break;
       }
       // JIT-compiled code again: back to the frame-pointer chain.
-      if (!has_unwind_info(cursor, ip, /*interrupted=*/signal_frame && count == run_start)) {
+      if (!remember_row_of(cursor, ip, exact_lookup) &&
+          !has_unwind_info(cursor, ip, /*interrupted=*/signal_frame && count == run_start)) {
         unw_get_reg(&cursor, UNW_REG_SP, &sp);
         unw_get_reg(&cursor, UNW_X86_64_RBP, &bp);
         r = {uintptr_t(ip), uintptr_t(sp), uintptr_t(bp)};

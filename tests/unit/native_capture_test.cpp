@@ -1,6 +1,7 @@
 // Native-top capture by signal: a capture of another thread's native frames, withdrawn requests, the wake-up of the
 // requester, and hostile conditions (values forged by another sender, an unwinder that faults on a corrupt stack),
 // none of which may harm the program.
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -11,6 +12,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <thread>
@@ -22,6 +24,8 @@
 #include "snapshot/code_ranges.h"
 #include "snapshot/native_capture.h"
 #include "snapshot/native_symbols.h"
+#include "snapshot/unwind_info.h"
+#include "snapshot/unwind_rows.h"
 
 extern "C" void umbra_test_spin_with_bad_unwind_info(const volatile int* stop, void* unreadable);
 
@@ -101,6 +105,35 @@ TEST(NativeCapture, CapturesTheNativeTopOfAnotherThread) {
   for (uint32_t i = 0; i < 3; ++i) busy_on_top |= symbols.lookup(capture->frames[i]).name == "umbra_test_native_busy";
   EXPECT_TRUE(busy_on_top) << symbols.lookup(capture->frames[0]).name;
   EXPECT_EQ(capture->stop_ip, 0u);
+}
+
+// A stack no capture has seen (a library loaded since: every remembered answer and row is forgotten) is unwound
+// with one libunwind lookup per frame: each frame's row, learned by the step, also tells that the frame has unwind
+// information. Only the interrupted frame, looked up by its own ip, is asked about separately.
+TEST(NativeCapture, AFrameNotSeenBeforeIsLookedUpOnce) {
+#if defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "ThreadSanitizer runs the handler later, from its own code";
+#endif
+  ASSERT_EQ(install_native_capture_handler(), SIGRTMIN);
+  std::filesystem::path copy = std::filesystem::temp_directory_path() /
+                               ("umbra_native_capture_probe_" + std::to_string(getpid()) + ".so");
+  std::filesystem::copy_file(UMBRA_TEST_SYMTAB_PROBE, copy, std::filesystem::copy_options::overwrite_existing);
+  void* loaded = dlopen(copy.c_str(), RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(loaded, nullptr) << dlerror();
+  process_code_ranges().refresh();
+  auto capture = std::make_unique<NativeCapture>();
+  const uint64_t lookups_before = unwind_info_lookups(), rows_before = unwind_rows_learned();
+  {
+    BusyNativeThread busy;
+    ASSERT_TRUE(busy.started());
+    ASSERT_TRUE(request_native_capture(busy.tid, *capture));
+    ASSERT_TRUE(wait_for([&] { return capture->state.load() == NativeCapture::kDone; }));
+  }
+  ASSERT_GT(capture->count, 2u);
+  EXPECT_LE(unwind_info_lookups() - lookups_before, 1u);
+  EXPECT_GE(unwind_rows_learned() - rows_before, capture->count - 1);
+  dlclose(loaded);
+  std::filesystem::remove(copy);
 }
 
 clr::ThreadID a_thread_id() { return 91; }
