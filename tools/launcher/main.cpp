@@ -62,28 +62,73 @@ void make_directory_for_reports(const RunRequest& run) {
                  asked->c_str(), problem.c_str());
 }
 
+// An environment entry ending in a pid ("NAME=...<pid>"), which the started child writes in before exec (it may not
+// allocate: see run_program).
+class PidVariable {
+ public:
+  explicit PidVariable(std::string before_pid) : text_(std::move(before_pid)), digits_at_(text_.size()) {
+    text_.append(24, '\0');
+  }
+  char* entry() { return text_.data(); }
+  // Async-signal-safe.
+  void write(pid_t pid) {
+    char digits[24];
+    size_t n = 0;
+    do digits[n++] = char('0' + pid % 10);
+    while ((pid /= 10) > 0);
+    for (size_t i = 0; i < n; ++i) text_[digits_at_ + i] = digits[n - 1 - i];
+    text_[digits_at_ + n] = '\0';
+  }
+
+ private:
+  std::string text_;
+  size_t digits_at_;
+};
+
+// Starts the program with vfork: the child runs in the launcher's memory, the launcher waiting, until it execs, so it
+// only makes system calls and writes its pid into the prepared variables; fork would copy the launcher's page tables
+// first (about 0.2 ms of every run). The pid, or -1; `exec_error`: the errno of a failed exec.
+pid_t start_program(char** argv, char** environment, PidVariable* launched, PidVariable* default_output,
+                    volatile int& exec_error) {
+  pid_t program = vfork();
+  if (program == 0) {
+    restore_inherited_signals();
+    pid_t self = getpid();
+    launched->write(self);
+    if (default_output) default_output->write(self);
+    execvpe(argv[0], argv, environment);
+    exec_error = errno;
+    _exit(127);
+  }
+  return program;
+}
+
 // Starts the program and waits for it; its pid, or -1 (with a line said) if it could not be started.
 pid_t run_program(const RunRequest& run, int& status) {
   std::vector<std::string> command = run.command;
   std::vector<char*> argv;
   for (auto& a : command) argv.push_back(a.data());
   argv.push_back(nullptr);
-  pid_t program = fork();
+  // Every .NET process in the tree shares the prefix; only this one writes <prefix>.json (see launched_pid in
+  // profiler/option_rules.cpp).
+  PidVariable launched("UMBRA_LAUNCHED_PID=");
+  PidVariable default_output("UMBRA_OUTPUT=./umbra-");
+  bool output_given = run.output_prefix || std::getenv("UMBRA_OUTPUT");
+  std::vector<char*> environment;
+  for (char** variable = environ; *variable; ++variable)
+    if (std::strncmp(*variable, "UMBRA_LAUNCHED_PID=", 19) != 0) environment.push_back(*variable);
+  environment.push_back(launched.entry());
+  if (!output_given) environment.push_back(default_output.entry());
+  environment.push_back(nullptr);
+  volatile int exec_error = 0;
+  pid_t program = start_program(argv.data(), environment.data(), &launched, output_given ? nullptr : &default_output,
+                                exec_error);
   if (program < 0) {
     std::fprintf(stderr, "umbra: cannot start '%s': %s\n", run.command[0].c_str(), std::strerror(errno));
     return -1;
   }
-  if (program == 0) {
-    restore_inherited_signals();
-    // Every .NET process in the tree shares the prefix; only this one writes <prefix>.json (see launched_pid in
-    // profiler/option_rules.cpp).
-    std::string self = std::to_string(getpid());
-    setenv("UMBRA_LAUNCHED_PID", self.c_str(), 1);
-    if (!run.output_prefix && !std::getenv("UMBRA_OUTPUT")) setenv("UMBRA_OUTPUT", ("./umbra-" + self).c_str(), 1);
-    execvp(argv[0], argv.data());
-    std::fprintf(stderr, "umbra: cannot run '%s': %s\n", run.command[0].c_str(), std::strerror(errno));
-    _exit(127);
-  }
+  if (exec_error != 0)
+    std::fprintf(stderr, "umbra: cannot run '%s': %s\n", run.command[0].c_str(), std::strerror(exec_error));
   forward_to(program);
   while (waitpid(program, &status, 0) < 0 && errno == EINTR) {
   }
