@@ -1,7 +1,6 @@
 // Native-top capture by signal: a capture of another thread's native frames, withdrawn requests, the wake-up of the
 // requester, and hostile conditions (values forged by another sender, an unwinder that faults on a corrupt stack),
 // none of which may harm the program.
-#include <dlfcn.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -12,7 +11,6 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
-#include <filesystem>
 #include <functional>
 #include <memory>
 #include <thread>
@@ -20,6 +18,7 @@
 
 #include "hooks/shadow_hooks.h"
 #include "hooks/shadow_pool.h"
+#include "loaded_probe_copy.h"
 #include "shadow_limits.h"
 #include "snapshot/code_ranges.h"
 #include "snapshot/native_capture.h"
@@ -115,11 +114,8 @@ TEST(NativeCapture, AFrameNotSeenBeforeIsLookedUpOnce) {
   GTEST_SKIP() << "ThreadSanitizer runs the handler later, from its own code";
 #endif
   ASSERT_EQ(install_native_capture_handler(), SIGRTMIN);
-  std::filesystem::path copy = std::filesystem::temp_directory_path() /
-                               ("umbra_native_capture_probe_" + std::to_string(getpid()) + ".so");
-  std::filesystem::copy_file(UMBRA_TEST_SYMTAB_PROBE, copy, std::filesystem::copy_options::overwrite_existing);
-  void* loaded = dlopen(copy.c_str(), RTLD_NOW | RTLD_LOCAL);
-  ASSERT_NE(loaded, nullptr) << dlerror();
+  LoadedProbeCopy loaded("native_capture_probe");
+  ASSERT_NE(loaded.handle, nullptr) << dlerror();
   process_code_ranges().refresh();
   auto capture = std::make_unique<NativeCapture>();
   const uint64_t lookups_before = unwind_info_lookups(), rows_before = unwind_rows_learned();
@@ -132,8 +128,6 @@ TEST(NativeCapture, AFrameNotSeenBeforeIsLookedUpOnce) {
   ASSERT_GT(capture->count, 2u);
   EXPECT_LE(unwind_info_lookups() - lookups_before, 1u);
   EXPECT_GE(unwind_rows_learned() - rows_before, capture->count - 1);
-  dlclose(loaded);
-  std::filesystem::remove(copy);
 }
 
 clr::ThreadID a_thread_id() { return 91; }

@@ -3,8 +3,7 @@
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
-#include <filesystem>
-
+#include "loaded_probe_copy.h"
 #include "snapshot/code_ranges.h"
 
 namespace umbra {
@@ -27,16 +26,11 @@ __attribute__((noinline)) uint64_t lookups_asking_of_own_frame(int times) {
 TEST(UnwindInfo, LibunwindIsAskedOncePerIpUntilAnObjectIsLoaded) {
   process_code_ranges().refresh();
   EXPECT_EQ(lookups_asking_of_own_frame(3), 1u);
-  // A library loaded since (a copy under a name no other test loads): the code at an address may have changed.
-  std::filesystem::path copy = std::filesystem::temp_directory_path() /
-                               ("umbra_unwind_info_probe_" + std::to_string(getpid()) + ".so");
-  std::filesystem::copy_file(UMBRA_TEST_SYMTAB_PROBE, copy, std::filesystem::copy_options::overwrite_existing);
-  void* loaded = dlopen(copy.c_str(), RTLD_NOW | RTLD_LOCAL);
-  ASSERT_NE(loaded, nullptr) << dlerror();
+  // A library loaded since: the code at an address may have changed.
+  LoadedProbeCopy loaded("unwind_info_probe");
+  ASSERT_NE(loaded.handle, nullptr) << dlerror();
   process_code_ranges().refresh();
   EXPECT_EQ(lookups_asking_of_own_frame(2), 1u);
-  dlclose(loaded);
-  std::filesystem::remove(copy);
 }
 
 }  // namespace
