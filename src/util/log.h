@@ -1,6 +1,6 @@
 // umbra's log: spdlog to stderr, every line prefixed "umbra:"; spdlog is compiled into log.cpp from its headers, so
-// that the profiler has one shared library less to load at start-up. For start-up, configuration, errors and the closing
-// summary only; never called from the hooks.
+// that the profiler has one shared library less to load at start-up. For start-up, configuration, errors and the
+// closing summary only; never called from the hooks.
 #pragma once
 
 #include <string>
