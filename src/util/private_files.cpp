@@ -26,7 +26,7 @@ std::string temporary_name_beside(const std::string& path) {
   static constexpr char kLetters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
   // getrandom: one system call, where std::random_device first asks the CPU what it supports (slow in a VM).
   unsigned char random[12];
-  if (::getrandom(random, sizeof random, 0) != ssize_t(sizeof random)) {
+  if (::getrandom(random, sizeof random, GRND_NONBLOCK) != ssize_t(sizeof random)) {  // never waits at early boot
     std::random_device device;
     for (unsigned char& byte : random) byte = static_cast<unsigned char>(device());
   }
