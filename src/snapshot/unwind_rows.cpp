@@ -101,50 +101,52 @@ int applied(unw_cursor_t& cursor, Row& row) {
 
 }  // namespace
 
-int step_by_remembered_row(unw_cursor_t& cursor, unw_word_t ip, bool& exact_lookup) {
-  const CodeRangeTable* code = process_code_ranges().current();
+namespace {
+
+// Where a frame's row came from; kNone: it has none to take (the caller steps with unw_step).
+enum class RowSource { kNone, kRemembered, kLearned, kTrampoline };
+
+// The row of the frame at `ip`, looked up by its return address: remembered, or learned now and kept (a signal
+// trampoline's is learned but not kept: the frame after it is looked up by its own ip).
+RowSource row_of(unw_cursor_t& cursor, unw_word_t ip, const CodeRangeTable* code, Row& row) {
   const uint64_t looked_up = uint64_t(ip) - 1;
-  if (exact_lookup || code == nullptr || ip == 0 || !key::fits(looked_up)) {
+  if (code == nullptr || ip == 0 || !key::fits(looked_up)) return RowSource::kNone;
+  const uint64_t generation = code->generation & key::kGenerationMask;
+  const uint64_t wanted_key = key::of(looked_up, generation);
+  if (find_row(wanted_key, row)) return RowSource::kRemembered;
+  // The rows of the frame's whole entry, the one holding the address kept. The iteration also sets what the cursor
+  // looks up next: its own ip after a signal trampoline.
+  WantedRow wanted{unw_word_t(looked_up), {}, false};
+  unw_reg_states_iterate(&cursor, take_row_at, &wanted);
+  if (!wanted.found) return RowSource::kNone;
+  row = wanted.row;
+  if (unw_is_signal_frame(&cursor) > 0) return RowSource::kTrampoline;
+  remember_row(wanted_key, generation, row);
+  return RowSource::kLearned;
+}
+
+}  // namespace
+
+int step_by_remembered_row(unw_cursor_t& cursor, unw_word_t ip, bool& exact_lookup) {
+  Row row;
+  const RowSource source =
+      exact_lookup ? RowSource::kNone : row_of(cursor, ip, process_code_ranges().current(), row);
+  if (source == RowSource::kNone) {
     const int step = unw_step(&cursor);
     exact_lookup = unw_is_signal_frame(&cursor) > 0;  // the frame stepped from was a trampoline
     return step;
   }
-  const uint64_t generation = code->generation & key::kGenerationMask;
-  const uint64_t wanted_key = key::of(looked_up, generation);
-  WantedRow wanted{unw_word_t(looked_up), {}, false};
-  if (find_row(wanted_key, wanted.row)) {
-    g_steps_by_row.fetch_add(1, std::memory_order_relaxed);
-    return applied(cursor, wanted.row);
-  }
-  // The rows of the frame's whole entry, the one holding the address kept. The iteration also sets what the cursor
-  // looks up next: its own ip after a signal trampoline.
-  unw_reg_states_iterate(&cursor, take_row_at, &wanted);
-  if (!wanted.found) {
-    const int step = unw_step(&cursor);
-    exact_lookup = unw_is_signal_frame(&cursor) > 0;
-    return step;
-  }
-  if (unw_is_signal_frame(&cursor) > 0) {
-    exact_lookup = true;  // a trampoline's row is applied but not kept: the frame after it needs unw_step
-    return applied(cursor, wanted.row);
-  }
-  remember_row(wanted_key, generation, wanted.row);
-  return applied(cursor, wanted.row);
+  if (source == RowSource::kRemembered) g_steps_by_row.fetch_add(1, std::memory_order_relaxed);
+  if (source == RowSource::kTrampoline) exact_lookup = true;  // the frame after it needs unw_step
+  return applied(cursor, row);
 }
 
 bool remember_row_of(unw_cursor_t& cursor, unw_word_t ip, bool exact_lookup) {
   const CodeRangeTable* code = process_code_ranges().current();
-  const uint64_t looked_up = uint64_t(ip) - 1;
-  if (exact_lookup || code == nullptr || ip == 0 || !key::fits(looked_up) || !code->contains(uintptr_t(ip)))
-    return false;
-  const uint64_t generation = code->generation & key::kGenerationMask;
-  const uint64_t wanted_key = key::of(looked_up, generation);
-  WantedRow wanted{unw_word_t(looked_up), {}, false};
-  if (find_row(wanted_key, wanted.row)) return true;
-  unw_reg_states_iterate(&cursor, take_row_at, &wanted);
-  if (!wanted.found || unw_is_signal_frame(&cursor) > 0) return false;
-  remember_row(wanted_key, generation, wanted.row);
-  return true;
+  if (exact_lookup || code == nullptr || !code->contains(uintptr_t(ip))) return false;
+  Row row;
+  const RowSource source = row_of(cursor, ip, code, row);
+  return source == RowSource::kRemembered || source == RowSource::kLearned;
 }
 
 uint64_t steps_by_remembered_row() { return g_steps_by_row.load(std::memory_order_relaxed); }
