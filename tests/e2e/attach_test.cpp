@@ -15,10 +15,11 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <optional>
 #include <set>
-#include <sstream>
 #include <thread>
 
+#include "attach_target.h"
 #include "e2e_env.h"
 #include "process.h"
 #include "process_state.h"
@@ -100,27 +101,16 @@ void wait_until_attached(pid_t launcher) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
 }
 
-// The process's start time in clock ticks (/proc/PID/stat's 22nd field, after the command's closing parenthesis).
-std::string start_ticks_of(pid_t pid) {
-  std::string stat = read_file("/proc/" + std::to_string(pid) + "/stat");
-  size_t at = stat.rfind(')');
-  if (at == std::string::npos) return "";
-  std::istringstream fields(stat.substr(at + 2));
-  std::string field;
-  for (int i = 3; i <= 22 && fields >> field; ++i) {
-  }
-  return field;
-}
-
 // Until the runtime of `pid` (a child of the test, with its environment) listens on its diagnostics socket: before
 // that, an attach finds no runtime to attach to. The socket's name carries the process's start time: one left by an
 // earlier process with the same pid (killed by another test) is not this one's.
 void wait_for_diagnostics_socket(pid_t pid) {
   const char* tmp = std::getenv("TMPDIR");
   std::string directory = tmp && *tmp ? tmp : "/tmp";
-  std::string name = "dotnet-diagnostic-" + std::to_string(pid) + "-" + start_ticks_of(pid) + "-socket";
+  std::optional<launcher::ProcessStat> stat = launcher::read_process_stat(pid);
+  std::string name = launcher::diagnostics_socket_name(directory, pid, stat ? stat->start_ticks : 0);
   for (int i = 0; i < 1200; ++i) {
-    if (std::filesystem::exists(directory + "/" + name)) return;
+    if (std::filesystem::exists(name)) return;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
 }
