@@ -99,10 +99,4 @@ SampledAttribution::NativeTop SampledAttribution::stitch_native_top(NativeCaptur
   return top;
 }
 
-std::vector<uintptr_t> SampledAttribution::take_native_ips() {
-  std::vector<uintptr_t> ips;
-  ips.swap(native_ips_);
-  return ips;
-}
-
 }  // namespace umbra

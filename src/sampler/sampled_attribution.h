@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "clr/corprof.h"
@@ -20,7 +21,7 @@ class SampledAttribution {
 
   void add(const StackTick& walks, uint64_t tick_index, SamplerStats& tick);
   // The native IPs of the stacks added since the last call (the sampler names those it has not met yet).
-  std::vector<uintptr_t> take_native_ips();
+  std::vector<uintptr_t> take_native_ips() { return std::exchange(native_ips_, {}); }
 
  private:
   // kEmpty: a native top was captured but held no frame (the sample keeps its managed frames, and is not repeated

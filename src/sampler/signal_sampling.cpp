@@ -181,12 +181,6 @@ SignalStackAlignment SignalSampling::resolve_and_align(const NativeCapture& capt
                            capture.truncated);
 }
 
-std::vector<uintptr_t> SignalSampling::take_native_ips() {
-  std::vector<uintptr_t> ips;
-  ips.swap(native_ips_);
-  return ips;
-}
-
 // The capture's frames as methods and native IPs, leaf first, with the caller a frameless leaf hid put back.
 void SignalSampling::managed_stack_of(const NativeCapture& capture) {
   auto at = resolve_and_align(capture, nullptr);

@@ -60,7 +60,7 @@ class SignalSampling {
   void check_against(const StackTick& walks, uint64_t tick_index, SamplerStats& tick);
 
   // The native IPs of the stacks attributed since the last call (the sampler names those it has not met yet).
-  std::vector<uintptr_t> take_native_ips();
+  std::vector<uintptr_t> take_native_ips() { return std::exchange(native_ips_, {}); }
 
   const AboveHooks& above() const { return above_; }
   // Threads sampled from snapshot walks (sampled mode): while any is known, every tick must suspend and walk.
