@@ -7,7 +7,7 @@
 namespace umbra {
 namespace {
 
-constexpr size_t kMaxStackFrames = 4096 + NativeCapture::kMaxFrames;
+constexpr size_t kMaxStackFrames = 4096 + NativeCapture::kFirstFrames;
 
 }  // namespace
 
@@ -27,6 +27,7 @@ void SampledAttribution::add(const StackTick& walks, uint64_t tick_index, Sample
       ++tick.unchanged_samples;
       continue;
     }
+    if (walk.truncated) tick.count(SampleDrop::kFramesTruncated);
     stack_.clear();
     // Leaf first: the native top (if the thread was in native code), then what the walk saw.
     NativeTop top = stitch_native_top(t.capture, walk, tick_index, tick);

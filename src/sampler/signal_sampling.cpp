@@ -27,8 +27,8 @@ SignalSampling::SignalSampling(clr::ICorProfilerInfo10& info, ThreadRegistry& th
       whole_stacks_(whole_stacks || shadows == nullptr),
       methods_(info, names),
       names_(names) {
-  leaf_first_.reserve(NativeCapture::kMaxFrames);
-  root_first_.reserve(NativeCapture::kMaxFrames);
+  leaf_first_.reserve(NativeCapture::kFirstFrames);
+  root_first_.reserve(NativeCapture::kFirstFrames);
 }
 
 ThreadShadow* SignalSampling::shadow_of(clr::ThreadID id) const {
@@ -148,6 +148,7 @@ void SignalSampling::attribute(SamplerStats& tick) {
     if (cpu) t.cpu_ns_seen.store(*cpu, std::memory_order_relaxed);
     if (t.last_signal_sample && cpu && stood_still_since_answer(capture, *cpu)) t.last_signal_sample->cpu_ns = *cpu;
     else t.last_signal_sample.reset();
+    make_room_if_truncated(capture);
     capture.state.store(NativeCapture::kIdle, std::memory_order_release);
   }
   std::sort(covered_.begin(), covered_.end());
@@ -185,6 +186,21 @@ SignalStackAlignment SignalSampling::resolve_and_align(const NativeCapture& capt
 void SignalSampling::managed_stack_of(const NativeCapture& capture) {
   auto at = resolve_and_align(capture, nullptr);
   if (at.leaf_caller) leaf_first_.insert(leaf_first_.begin() + 1, SampleFrame{at.leaf_caller, false});
+}
+
+// A stack deeper than its capture holds is taken whole from the next request on (the check under this tick's
+// suspension, if one is due): the room is made while no handler can write the capture (its answer is in, the
+// runtime not suspended).
+void SignalSampling::make_room_if_truncated(NativeCapture& capture) {
+  if (capture.truncated) capture.hold_frames(NativeCapture::kMaxFrames);
+}
+
+// Cuts leaf_first_ after its `managed` innermost managed frames: all that a snapshot walk cut at its frame limit
+// can be compared with.
+void SignalSampling::keep_innermost_managed(uint32_t managed) {
+  size_t end = 0;
+  for (uint32_t seen = 0; end < leaf_first_.size() && seen < managed; ++end) seen += leaf_first_[end].native ? 0 : 1;
+  leaf_first_.resize(end);
 }
 
 // Full shadow mode: the native frames on top of the shadow node of the instant the thread answered.
@@ -289,6 +305,7 @@ void SignalSampling::add_snapshot_sample(SampledThread& thread, const StackTick&
   const SampleFrame* frames = walks.frames() + walk.first;
   root_first_.assign(std::reverse_iterator(frames + walk.count), std::reverse_iterator(frames));
   thread.tree.add(root_first_.data(), root_first_.size(), on_cpu);
+  if (walk.truncated) tick.count(SampleDrop::kFramesTruncated);
   (frames[0].native ? thread.native_samples : thread.managed_samples) += 1;
   for (size_t i = 0; i < walk.count; ++i)
     if (!frames[i].native) names_.ensure(frames[i].id);
@@ -320,10 +337,14 @@ void SignalSampling::check_against(const StackTick& walks, uint64_t tick_index, 
       c.frames = 0;  // nothing to compare
     } else {
       managed_stack_of(capture);  // as a sample would have it
+      if (walk.truncated) keep_innermost_managed(c.frames);  // the snapshot's walk stopped at its own limit
       c = compare_walks(snapshot_.data(), snapshot_.size(), leaf_first_.data(), leaf_first_.size());
       if (capture.truncated && c.differs) c.difference = WalkDifference::kTruncated;
     }
-    if (state == NativeCapture::kDone) capture.state.store(NativeCapture::kIdle, std::memory_order_release);
+    if (state == NativeCapture::kDone) {
+      make_room_if_truncated(capture);
+      capture.state.store(NativeCapture::kIdle, std::memory_order_release);
+    }
     tick.add_walk_check(c);
     note_check(*walk.thread, c, tick);
   }

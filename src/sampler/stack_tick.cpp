@@ -235,8 +235,7 @@ void StackTick::walk_suspended(SamplerStats& tick, WalkObserver* observer) {
         target->last_walk = SampledThread::LastWalk::kNoFrames;
         target->cpu_ns_before_last_walk = *target->cpu_ns_before_walk;
       }
-    } else if (options_.keep_walks) {
-      if (sink.overflowed) tick.count(SampleDrop::kFramesTruncated);
+    } else if (options_.keep_walks) {  // a walk cut at its frame limit is counted where it makes a sample
       if (walks_.size() < walks_.capacity())
         walks_.push_back({*owner, used, sink.count, sink.first_managed_ip, sink.first_managed_function, sink.overflowed});
       used += sink.count;

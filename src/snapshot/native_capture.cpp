@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -195,7 +196,7 @@ void unwind_native_top(NativeCapture& capture, void* ucontext) {
         stop_ip = ip;  // no unwind information: JIT-compiled code, where the managed stack begins
         break;
       }
-      if (count == NativeCapture::kMaxFrames) {
+      if (count == capture.capacity()) {
         truncated = true;
         break;
       }
@@ -296,7 +297,21 @@ NativeCapture::NativeCapture() : slot([this] {
     if (g_slots[i].compare_exchange_strong(free, this, std::memory_order_acq_rel)) return i;
   }
   return kNoSlot;
-}()) {}
+}()) {
+  hold_frames(kFirstFrames);
+}
+
+void NativeCapture::hold_frames(uint32_t wanted) {
+  const uint32_t held = std::min((wanted + 63) / 64 * 64, kMaxFrames);
+  if (held <= capacity_) return;
+  auto storage = std::make_unique<uintptr_t[]>(2 * size_t(held) + held / 64);  // zeroed
+  frames = storage.get();
+  skipped_caller = frames + held;
+  recovered = reinterpret_cast<uint64_t*>(skipped_caller + held);
+  storage_ = std::move(storage);
+  capacity_ = held;
+}
+
 
 NativeCapture::~NativeCapture() {
   if (slot != kNoSlot) g_slots[slot].store(nullptr, std::memory_order_release);

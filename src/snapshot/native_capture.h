@@ -25,6 +25,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <memory>
 
 #include "snapshot/native_run_cache.h"
 
@@ -34,7 +35,11 @@ struct CallNode;
 class ThreadShadow;
 
 struct NativeCapture {
-  static constexpr int kMaxFrames = 256;
+  // Every capture holds kFirstFrames at first; one that came out truncated is given room for kMaxFrames before its
+  // next request (131 KB), so that only threads with deep stacks (a recursive parser, a compiler's binder) pay for
+  // the room, and each loses the roots of one sample at most.
+  static constexpr uint32_t kFirstFrames = 256;
+  static constexpr uint32_t kMaxFrames = 8192;
   static constexpr uint32_t kNoSlot = ~uint32_t(0);
 
   enum State : uint32_t { kIdle, kRequested, kCapturing, kDone };
@@ -58,25 +63,33 @@ struct NativeCapture {
   uintptr_t word_at_sp = 0;                // through_managed: a return address into managed code on top of the
                                            // interrupted stack (a frameless leaf's), or 0
   uint32_t count = 0;                // native frames above the first JIT-compiled IP (all frames: through_managed)
-  bool truncated = false;            // more than kMaxFrames frames
+  bool truncated = false;            // more frames than the capture holds (capacity())
   bool faulted = false;              // the unwinder faulted; no frames were kept
   bool loader_busy = false;          // not unwound: the dynamic loader was changing its list of objects
   bool signal_blocked = false;       // sampler only: the thread was found with the signal blocked while awaited
   uintptr_t stop_ip = 0;             // the first IP without unwind information (where managed code begins)
   uint64_t cpu_ns_at_answer = 0;     // the thread's CPU time as its handler finished (0: not read)
-  uintptr_t frames[kMaxFrames];
+  uintptr_t* frames = nullptr;       // capacity() of them
   // through_managed: bit i set when frames[i] was found on the stack between frame records, not by the chain
   // (snapshot/whole_stack_unwind.h).
-  uint64_t recovered[kMaxFrames / 64] = {};
+  uint64_t* recovered = nullptr;     // capacity() / 64 words
   bool is_recovered(uint32_t i) const { return (recovered[i / 64] >> (i % 64)) & 1; }
   // through_managed: for a JIT-compiled frames[i], a return address on top of its frame that the chain did not go
   // to, or 0. If the method keeps no frame of its own, that is its caller, which the chain skipped (the sampler
   // asks the runtime which methods those are: snapshot/whole_stack_unwind.h).
-  uintptr_t skipped_caller[kMaxFrames] = {};
+  uintptr_t* skipped_caller = nullptr;  // capacity() of them
+  uint32_t capacity() const { return capacity_; }
+  // Room for `frames` frames (a multiple of 64, at most kMaxFrames) in the captures from now on. It allocates: the
+  // sampler only, outside a suspension, while the capture is idle (no handler can be writing it).
+  void hold_frames(uint32_t frames);
   // through_managed: the runs that ended the thread's stack (from its start up to its first managed frame) in
   // recent captures, taken again without libunwind while still on the stack. Only the handler uses it.
   NativeRunCache stack_ends;
   pid_t stack_ends_tid = 0;  // the thread whose stack they were read from
+
+ private:
+  uint32_t capacity_ = 0;
+  std::unique_ptr<uintptr_t[]> storage_;  // frames, skipped_caller, recovered
 };
 
 // Whether the thread that answered `capture` has used no more CPU time since than its return from the handler (its

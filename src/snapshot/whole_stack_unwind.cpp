@@ -63,7 +63,7 @@ __attribute__((no_sanitize("address"))) bool is_return_address(uintptr_t word) {
 
 // Adds a frame found on the stack rather than by the chain, marked as recovered. False when the capture is full.
 bool add_recovered(NativeCapture& capture, uint32_t& count, uintptr_t ip) {
-  if (count == NativeCapture::kMaxFrames) return false;
+  if (count == capture.capacity()) return false;
   capture.recovered[count / 64] |= uint64_t(1) << (count % 64);
   capture.skipped_caller[count] = 0;
   capture.frames[count++] = ip;
@@ -142,7 +142,7 @@ __attribute__((no_sanitize("address"))) void unwind_whole_stack(NativeCapture& c
   // A frameless leaf (or one in its prologue) keeps its return address here, where the frame-pointer chain skips it.
   capture.word_at_sp = leaf_return_address(r.sp);
   uint32_t count = 0;
-  for (uint64_t& bits : capture.recovered) bits = 0;
+  std::fill(capture.recovered, capture.recovered + capture.capacity() / 64, uint64_t(0));
   uintptr_t stop_ip = 0;
   bool truncated = false;
   bool signal_frame = true;  // the first frame's IP is the interrupted instruction, not a return address
@@ -155,7 +155,7 @@ __attribute__((no_sanitize("address"))) void unwind_whole_stack(NativeCapture& c
     if (by_frame_pointer || outside_elf_code(r.ip)) {
       by_frame_pointer = false;
       if (stop_ip == 0) stop_ip = r.ip;
-      if (count == NativeCapture::kMaxFrames) {
+      if (count == capture.capacity()) {
         truncated = true;
         break;
       }
@@ -185,7 +185,7 @@ __attribute__((no_sanitize("address"))) void unwind_whole_stack(NativeCapture& c
     if (!signal_frame) {
       if (const NativeRunCache::Entry* end = capture.stack_ends.find(r.ip, r.sp, r.bp)) {
         for (uint32_t i = 0; i < end->count; ++i) {
-          if (count == NativeCapture::kMaxFrames) {
+          if (count == capture.capacity()) {
             truncated = true;
             break;
           }
@@ -222,7 +222,7 @@ __attribute__((no_sanitize("address"))) void unwind_whole_stack(NativeCapture& c
         entered_from_native = count > run_start;
         break;
       }
-      if (count == NativeCapture::kMaxFrames) {
+      if (count == capture.capacity()) {
         truncated = true;
         break;
       }

@@ -9,6 +9,7 @@
 #include "e2e_env.h"
 #include "process.h"
 #include "report_query.h"
+#include "util/large_stack.h"
 
 namespace umbra::testing {
 namespace {
@@ -116,6 +117,27 @@ TEST(SignalWalker, AgreesWithTheRuntimesOwnWalks) {
     // Walks that agree keep their threads on the walker by signal.
     EXPECT_EQ(sampler.find("threads_sampled_by_snapshot")->as_uint(), 0u) << text;
   }
+}
+
+// A stack deeper than the runtime's walk is kept (4,096 frames) and than a capture holds at first (256): the stacks
+// by signal are taken whole once the first one came out cut, and compared with the runtime's walk on the frames that
+// walk kept.
+TEST(SignalWalker, DeepStacksAgreeWithTheRuntimesWalks) {
+  std::string dir = scratch_dir("walker_checked_deep");
+  ProcessResult r = run_process(with_app({launcher_path(), "run", "--mode", "sampled", "--walker", "signal",
+                                          "--verify", "--interval-ms", "2", "-o", dir + "/r", "--"},
+                                         "Workloads", {"deep", "5000"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  JsonValue report;
+  run_on_large_stack([&] { report = load_report(dir + "/r.json"); });
+  const JsonValue& sampler = *report.find("stats")->find("sampler");
+  const JsonValue& differences = *sampler.find("walk_differences");
+  const std::string stats = sampler.dump();
+  EXPECT_GT(sampler.find("walks_checked")->as_uint(), 20u) << stats;
+  EXPECT_EQ(differences.find("extra_frames")->as_uint(), 0u) << stats;
+  EXPECT_LE(differences.find("truncated")->as_uint(), 1u) << stats;
+  EXPECT_GE(double(sampler.find("walk_frames_agreed")->as_uint()),
+            0.99 * double(sampler.find("walk_frames_checked")->as_uint())) << stats;
 }
 
 // Two busy threads answer each tick at the same moment, and both unwind: the one that finds the loader's lock held

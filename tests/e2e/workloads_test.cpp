@@ -118,6 +118,27 @@ TEST_P(Workloads, RecursionOneHundredThousandDeep) {
   });
 }
 
+// A stack deeper than a capture holds at first (256 frames) is taken whole once the first capture found it cut:
+// every sample at the bottom of a 3,000-deep recursion but that first one has the whole recursion above it.
+TEST_P(Workloads, DeepStacksAreSampledWhole) {
+  constexpr size_t kDepth = 3000;
+  Profiled run = profile(GetParam(), {"deep", std::to_string(kDepth)});
+  EXPECT_EQ(run.result.out, "deep reached=" + std::to_string(kDepth) + "\n");
+  run_on_large_stack([&] {
+    uint64_t at_bottom = 0, whole = 0;
+    for (const auto& thread : threads_of(run.report))
+      for_each_path(thread, [&](const std::vector<const JsonValue*>& path) {
+        if (name_of(*path.back()) != "Workloads.Program.SpinAtTheBottom") return;
+        size_t recursions = 0;
+        for (const JsonValue* node : path) recursions += name_of(*node) == "Workloads.Program.Recurse";
+        at_bottom += samples_of(*path.back());
+        if (recursions == kDepth + 1) whole += samples_of(*path.back());
+      });
+    EXPECT_GT(at_bottom, 50u);
+    EXPECT_GE(whole + 1, at_bottom) << "the sampler: " << run.report.find("stats")->find("sampler")->dump();
+  });
+}
+
 // Two threads that spend most of their time inside the hooks' fast path (the same node entered and left again):
 // every call is counted and the loop's registers survive, while the runtime's own suspensions land in the hooks.
 TEST_P(Workloads, HotCallLoopsOnTwoThreads) {
