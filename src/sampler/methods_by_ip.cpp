@@ -79,6 +79,12 @@ uintptr_t MethodsByIp::resolve(const NativeCapture& capture, std::vector<SampleF
       continue;
     }
     clr::FunctionID f = function_at(i == 0 ? ip : ip - 1);
+    // Where a native run hands back to managed code, the IP may be where the thread was interrupted, not a return
+    // address: the runtime's handling of a hardware fault returns to the faulting instruction, the first of a
+    // frameless method that read through a null reference. One byte back is then another method's code. (A call
+    // that ends a method is followed by a breakpoint, so that no return address is a method's first byte.)
+    if (i > 0 && !outside_elf_code(capture.frames[i - 1]))
+      if (clr::FunctionID here = function_at(ip); here != 0 && here != f) f = here;
     if (f == 0) continue;  // a stub
     bool follows_managed = last_managed_index == i - 1 && !leaf_first.empty();
     // A recovered frame of the method just before it is that method's own record of a call it made (the runtime's

@@ -195,6 +195,22 @@ void SignalSampling::make_room_if_truncated(NativeCapture& capture) {
   if (capture.truncated) capture.hold_frames(NativeCapture::kMaxFrames);
 }
 
+// The runtime's walks leave out its managed exception dispatch (.NET 9 and later: System.Runtime.EH, running above
+// the frame that threw); a stack by signal shows it. Drops those frames from leaf_first_, naming its methods first
+// (they are known as dispatch by name); whether any was dropped. Only for a walk that differs by extra frames.
+bool SignalSampling::drop_frames_walks_never_show() {
+  for (const SampleFrame& f : leaf_first_)
+    if (!f.native) names_.ensure(f.id);
+  names_.copy_invisible(invisible_generation_, invisible_);
+  const size_t before = leaf_first_.size();
+  leaf_first_.erase(std::remove_if(leaf_first_.begin(), leaf_first_.end(),
+                                   [&](const SampleFrame& f) {
+                                     return !f.native && std::binary_search(invisible_.begin(), invisible_.end(), f.id);
+                                   }),
+                    leaf_first_.end());
+  return leaf_first_.size() != before;
+}
+
 // Cuts leaf_first_ after its `managed` innermost managed frames: all that a snapshot walk cut at its frame limit
 // can be compared with.
 void SignalSampling::keep_innermost_managed(uint32_t managed) {
@@ -339,6 +355,8 @@ void SignalSampling::check_against(const StackTick& walks, uint64_t tick_index, 
       managed_stack_of(capture);  // as a sample would have it
       if (walk.truncated) keep_innermost_managed(c.frames);  // the snapshot's walk stopped at its own limit
       c = compare_walks(snapshot_.data(), snapshot_.size(), leaf_first_.data(), leaf_first_.size());
+      if (c.differs && c.difference == WalkDifference::kExtraFrames && drop_frames_walks_never_show())
+        c = compare_walks(snapshot_.data(), snapshot_.size(), leaf_first_.data(), leaf_first_.size());
       if (capture.truncated && c.differs) c.difference = WalkDifference::kTruncated;
     }
     if (state == NativeCapture::kDone) {

@@ -72,6 +72,7 @@ class SignalSampling {
   void managed_stack_of(const NativeCapture& capture);
   void keep_innermost_managed(uint32_t managed);
   static void make_room_if_truncated(NativeCapture& capture);
+  bool drop_frames_walks_never_show();
   clr::FunctionID caller_on_top(const NativeCapture& capture, uintptr_t replaced_ip);
   SignalStackAlignment resolve_and_align(const NativeCapture& capture, const CallNode* node);
   ThreadShadow* shadow_of(clr::ThreadID id) const;
@@ -96,6 +97,8 @@ class SignalSampling {
   std::vector<uintptr_t> native_ips_;
   std::vector<SampleFrame> root_first_;
   std::vector<SampleFrame> snapshot_;  // check_against: one walk's frames
+  std::vector<clr::FunctionID> invisible_;  // sorted: methods the runtime's walks never show (names/function_names.h)
+  uint64_t invisible_generation_ = 0;
   AboveHooks above_;
   FunctionNames& names_;
   size_t sampled_by_snapshot_ = 0;

@@ -140,6 +140,25 @@ TEST(SignalWalker, DeepStacksAgreeWithTheRuntimesWalks) {
             0.99 * double(sampler.find("walk_frames_checked")->as_uint())) << stats;
 }
 
+// Threads taking NullReferenceExceptions in a loop (the runtime raises them from a SIGSEGV and dispatches them in
+// managed code above the faulting frame): the stacks by signal agree with the runtime's walks, which leave the
+// dispatch out, and the faulting method, whose first instruction faulted, is itself and not the method before it.
+TEST(SignalWalker, StacksThroughExceptionDispatchAgreeWithTheRuntimesWalks) {
+  std::string dir = scratch_dir("walker_checked_faults");
+  ProcessResult r = run_process(with_app({launcher_path(), "run", "--mode", "sampled", "--walker", "signal",
+                                          "--verify", "-o", dir + "/r", "--"},
+                                         "Workloads", {"faults", "1000"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  JsonValue report = load_report(dir + "/r.json");
+  const JsonValue& sampler = *report.find("stats")->find("sampler");
+  const std::string stats = sampler.dump();
+  EXPECT_GT(sampler.find("walks_checked")->as_uint(), 50u) << stats;
+  EXPECT_EQ(sampler.find("walk_differences")->find("extra_frames")->as_uint(), 0u) << stats;
+  EXPECT_GE(double(sampler.find("walk_frames_agreed")->as_uint()),
+            0.99 * double(sampler.find("walk_frames_checked")->as_uint())) << stats;
+  EXPECT_EQ(sampler.find("threads_sampled_by_snapshot")->as_uint(), 0u) << stats;
+}
+
 // Two busy threads answer each tick at the same moment, and both unwind: the one that finds the loader's lock held
 // by the other handler waits for it (it is given back without waiting for anyone) instead of declining its sample
 // as loader_busy (5-7% of the answers on two cores before).
