@@ -41,6 +41,14 @@ uint64_t lost_native_tops(const JsonValue& report) {
   return lost;
 }
 
+// "reason=count" for each drop the sampler counted: what a missing frame may be explained by.
+std::string nonzero_drops(const JsonValue& report) {
+  std::string out;
+  for (const auto& [reason, count] : report.find("stats")->find("sampler")->find("drops")->as_object())
+    if (count.as_uint() != 0) out += reason + "=" + std::to_string(count.as_uint()) + " ";
+  return out;
+}
+
 const JsonValue& main_thread(const JsonValue& report) {
   const JsonValue* t = thread_with_root(report, "dotnet+0x6bd9");
   if (t) return *t;
@@ -211,7 +219,8 @@ TEST(Sampled, BlockedThreadsNeverStallTheSamplerAndKeepTheirNativeFrames) {
   const JsonValue* sleeping = find_anywhere(roots_of(*sleeper), P + "SleepInNative");
   ASSERT_NE(sleeping, nullptr);
   const JsonValue* sleep = find_anywhere(children_of(*sleeping), "umbra_native_sleep");
-  ASSERT_NE(sleep, nullptr);
+  ASSERT_NE(sleep, nullptr) << "the sleeper's samples:" << stacks_outside(*sleeper, "umbra_native_sleep")
+                            << "\nthe sampler's drops: " << nonzero_drops(run.report);
   EXPECT_EQ(sleep->find("kind")->as_string(), "native");
   // The sleeper never reaches a safe point, yet every tick completes: ~250 ticks of 10 ms in 2.5 s.
   const JsonValue* sampler = run.report.find("stats")->find("sampler");
