@@ -17,6 +17,18 @@ std::chrono::milliseconds answer_wait(uint32_t interval_ms) {
   return std::chrono::milliseconds(std::clamp<uint32_t>(interval_ms, 2, 10));
 }
 
+// Cuts a stack (leaf first) after its `managed` innermost managed frames: all that a walk cut at its frame limit
+// can be compared with.
+void keep_innermost_managed(std::vector<SampleFrame>& stack, size_t managed) {
+  size_t end = 0;
+  for (size_t seen = 0; end < stack.size() && seen < managed; ++end) seen += stack[end].native ? 0 : 1;
+  stack.resize(end);
+}
+
+size_t managed_frames(const std::vector<SampleFrame>& stack) {
+  return size_t(std::count_if(stack.begin(), stack.end(), [](const SampleFrame& f) { return !f.native; }));
+}
+
 }  // namespace
 
 SignalSampling::SignalSampling(clr::ICorProfilerInfo10& info, ThreadRegistry& threads, SchedulerStates& states,
@@ -81,16 +93,32 @@ void SignalSampling::capture(uint64_t tick_index, uint32_t interval_ms) {
     }
   }
   if (!any) return;
-  wait_for_native_captures(
-      [&] {
-        for (size_t i = 0; i < targets_.size(); ++i) {
-          if (asked_[i] != Asked::kAsked) continue;
-          uint32_t s = targets_[i]->capture.state.load(std::memory_order_acquire);
-          if (s == NativeCapture::kRequested || s == NativeCapture::kCapturing) return true;
-        }
-        return false;
-      },
-      std::chrono::steady_clock::now() + answer_wait(interval_ms));
+  auto pending = [&] {
+    for (size_t i = 0; i < targets_.size(); ++i) {
+      if (asked_[i] != Asked::kAsked) continue;
+      uint32_t s = targets_[i]->capture.state.load(std::memory_order_acquire);
+      if (s == NativeCapture::kRequested || s == NativeCapture::kCapturing) return true;
+    }
+    return false;
+  };
+  wait_for_native_captures(pending, std::chrono::steady_clock::now() + answer_wait(interval_ms));
+  // A stack deeper than its capture held is asked for again at once, with room for all of it: once in a thread's
+  // life, so that its first deep sample keeps its roots too.
+  begin_native_capture_round();
+  bool again = false;
+  for (size_t i = 0; i < targets_.size(); ++i) {
+    NativeCapture& capture = targets_[i]->capture;
+    if (asked_[i] != Asked::kAsked || !capture.truncated || capture.capacity() == NativeCapture::kMaxFrames) continue;
+    uint32_t done = NativeCapture::kDone;
+    if (!capture.state.compare_exchange_strong(done, NativeCapture::kIdle, std::memory_order_acq_rel)) continue;
+    make_room_if_truncated(capture);
+    if (!request_native_capture(targets_[i]->os_tid.load(std::memory_order_relaxed), capture)) {
+      asked_[i] = Asked::kNotAsked;
+      continue;
+    }
+    again = true;
+  }
+  if (again) wait_for_native_captures(pending, std::chrono::steady_clock::now() + answer_wait(interval_ms));
 }
 
 // The shadow stack alone gives a sample: a thread that could not be asked, did not answer in time, or is not yet
@@ -148,7 +176,6 @@ void SignalSampling::attribute(SamplerStats& tick) {
     if (cpu) t.cpu_ns_seen.store(*cpu, std::memory_order_relaxed);
     if (t.last_signal_sample && cpu && stood_still_since_answer(capture, *cpu)) t.last_signal_sample->cpu_ns = *cpu;
     else t.last_signal_sample.reset();
-    make_room_if_truncated(capture);
     capture.state.store(NativeCapture::kIdle, std::memory_order_release);
   }
   std::sort(covered_.begin(), covered_.end());
@@ -188,9 +215,8 @@ void SignalSampling::managed_stack_of(const NativeCapture& capture) {
   if (at.leaf_caller) leaf_first_.insert(leaf_first_.begin() + 1, SampleFrame{at.leaf_caller, false});
 }
 
-// A stack deeper than its capture holds is taken whole from the next request on (the check under this tick's
-// suspension, if one is due): the room is made while no handler can write the capture (its answer is in, the
-// runtime not suspended).
+// A stack deeper than its capture holds is taken whole from the next request on: the room is made while no handler
+// can write the capture (its answer is in, the runtime not suspended).
 void SignalSampling::make_room_if_truncated(NativeCapture& capture) {
   if (capture.truncated) capture.hold_frames(NativeCapture::kMaxFrames);
 }
@@ -211,13 +237,6 @@ bool SignalSampling::drop_frames_walks_never_show() {
   return leaf_first_.size() != before;
 }
 
-// Cuts leaf_first_ after its `managed` innermost managed frames: all that a snapshot walk cut at its frame limit
-// can be compared with.
-void SignalSampling::keep_innermost_managed(uint32_t managed) {
-  size_t end = 0;
-  for (uint32_t seen = 0; end < leaf_first_.size() && seen < managed; ++end) seen += leaf_first_[end].native ? 0 : 1;
-  leaf_first_.resize(end);
-}
 
 // Full shadow mode: the native frames on top of the shadow node of the instant the thread answered.
 void SignalSampling::attribute_native_top(SampledThread& thread, bool on_cpu, SamplerStats& tick) {
@@ -353,11 +372,16 @@ void SignalSampling::check_against(const StackTick& walks, uint64_t tick_index, 
       c.frames = 0;  // nothing to compare
     } else {
       managed_stack_of(capture);  // as a sample would have it
-      if (walk.truncated) keep_innermost_managed(c.frames);  // the snapshot's walk stopped at its own limit
+      // A walk cut at its frame limit is compared on the frames it holds (the other's beyond are not checked).
+      if (walk.truncated) keep_innermost_managed(leaf_first_, managed_frames(snapshot_));
+      if (capture.truncated) keep_innermost_managed(snapshot_, managed_frames(leaf_first_));
       c = compare_walks(snapshot_.data(), snapshot_.size(), leaf_first_.data(), leaf_first_.size());
       if (c.differs && c.difference == WalkDifference::kExtraFrames && drop_frames_walks_never_show())
         c = compare_walks(snapshot_.data(), snapshot_.size(), leaf_first_.data(), leaf_first_.size());
-      if (capture.truncated && c.differs) c.difference = WalkDifference::kTruncated;
+      if (capture.truncated) {
+        c.differs = true;
+        c.difference = WalkDifference::kTruncated;
+      }
     }
     if (state == NativeCapture::kDone) {
       make_room_if_truncated(capture);

@@ -70,7 +70,6 @@ class SignalSampling {
   void attribute_stack(SampledThread& thread, bool on_cpu, SamplerStats& tick);
   void attribute_native_top(SampledThread& thread, bool on_cpu, SamplerStats& tick);
   void managed_stack_of(const NativeCapture& capture);
-  void keep_innermost_managed(uint32_t managed);
   static void make_room_if_truncated(NativeCapture& capture);
   bool drop_frames_walks_never_show();
   clr::FunctionID caller_on_top(const NativeCapture& capture, uintptr_t replaced_ip);

@@ -18,7 +18,7 @@ enum class WalkDifference : size_t {
   kMissingLeaf,        // the snapshot's innermost frames are missing (the signal walk ends below them)
   kMissingFrames,      // frames further down are missing (the frame-pointer chain skipped or lost them)
   kExtraFrames,        // the signal walk has managed frames the snapshot does not
-  kTruncated,          // the signal walk stopped at its frame limit
+  kTruncated,          // the signal walk stopped at its frame limit (compared on the frames it holds)
   kFaulted,            // the signal walk faulted (a corrupt chain)
   kNoAnswer,           // the thread did not answer the signal in time (its frames are not counted as checked)
   kLoaderBusy,         // not unwound: the dynamic loader was changing its objects (frames not counted as checked)

@@ -120,8 +120,9 @@ TEST(SignalWalker, AgreesWithTheRuntimesOwnWalks) {
 }
 
 // A stack deeper than the runtime's walk is kept (4,096 frames) and than a capture holds at first (256): the stacks
-// by signal are taken whole once the first one came out cut, and compared with the runtime's walk on the frames that
-// walk kept.
+// by signal are taken whole (a first one cut is asked for again with room for all), and compared with the runtime's
+// walk on the frames that walk kept. One check may still find a cut stack: a thread that went deep between the
+// tick's stacks and the check's.
 TEST(SignalWalker, DeepStacksAgreeWithTheRuntimesWalks) {
   std::string dir = scratch_dir("walker_checked_deep");
   ProcessResult r = run_process(with_app({launcher_path(), "run", "--mode", "sampled", "--walker", "signal",
