@@ -104,13 +104,13 @@ void SignalSampling::capture(uint64_t tick_index, uint32_t interval_ms) {
   wait_for_native_captures(pending, std::chrono::steady_clock::now() + answer_wait(interval_ms));
   // A stack deeper than its capture held is asked for again at once, with room for all of it: once in a thread's
   // life, so that its first deep sample keeps its roots too.
-  begin_native_capture_round();
   bool again = false;
   for (size_t i = 0; i < targets_.size(); ++i) {
     NativeCapture& capture = targets_[i]->capture;
     if (asked_[i] != Asked::kAsked || !capture.truncated || capture.capacity() == NativeCapture::kMaxFrames) continue;
     uint32_t done = NativeCapture::kDone;
     if (!capture.state.compare_exchange_strong(done, NativeCapture::kIdle, std::memory_order_acq_rel)) continue;
+    if (!again) begin_native_capture_round();
     make_room_if_truncated(capture);
     if (!request_native_capture(targets_[i]->os_tid.load(std::memory_order_relaxed), capture)) {
       asked_[i] = Asked::kNotAsked;
@@ -236,7 +236,6 @@ bool SignalSampling::drop_frames_walks_never_show() {
                     leaf_first_.end());
   return leaf_first_.size() != before;
 }
-
 
 // Full shadow mode: the native frames on top of the shadow node of the instant the thread answered.
 void SignalSampling::attribute_native_top(SampledThread& thread, bool on_cpu, SamplerStats& tick) {

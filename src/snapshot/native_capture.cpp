@@ -312,7 +312,6 @@ void NativeCapture::hold_frames(uint32_t wanted) {
   capacity_ = held;
 }
 
-
 NativeCapture::~NativeCapture() {
   if (slot != kNoSlot) g_slots[slot].store(nullptr, std::memory_order_release);
 }

@@ -35,9 +35,9 @@ struct CallNode;
 class ThreadShadow;
 
 struct NativeCapture {
-  // Every capture holds kFirstFrames at first; one that came out truncated is given room for kMaxFrames before its
-  // next request (131 KB), so that only threads with deep stacks (a recursive parser, a compiler's binder) pay for
-  // the room, and each loses the roots of one sample at most.
+  // Every capture holds kFirstFrames at first; one that came out truncated is given room for kMaxFrames (131 KB)
+  // and asked again (sampler/signal_sampling.cpp), so that only threads with deep stacks (a recursive parser, a
+  // compiler's binder) pay for the room.
   static constexpr uint32_t kFirstFrames = 256;
   static constexpr uint32_t kMaxFrames = 8192;
   static constexpr uint32_t kNoSlot = ~uint32_t(0);
