@@ -145,7 +145,7 @@ TEST_P(Workloads, DeepStacksAreSampledWhole) {
         cut += "\n  " + std::to_string(samples_of(*path.back())) + " with " + std::to_string(recursions) + ":";
         for (size_t i = 0; i < std::min<size_t>(path.size(), 4); ++i) cut += " > " + name_of(*path[i]);
       });
-    EXPECT_GT(at_bottom, 50u);
+    EXPECT_GT(at_bottom, 10u);  // about 250 in the spin's 300 ms alone, 20 on a machine loaded 7 times over
     EXPECT_EQ(whole, at_bottom) << cut << "\nthe sampler: " << run.report.find("stats")->find("sampler")->dump();
   });
 }
