@@ -59,7 +59,7 @@ void SignalSampling::capture(uint64_t tick_index, uint32_t interval_ms) {
   std::sort(shadows_by_id_.begin(), shadows_by_id_.end());
   process_code_ranges().refresh();  // for the handler's and the resolution's code/JIT-code test
   asked_.assign(targets_.size(), Asked::kNotAsked);
-  on_cpu_.assign(targets_.size(), false);
+  cpu_reads_.assign(targets_.size(), CpuRead{});
   begin_native_capture_round();
   bool any = false;
   for (size_t i = 0; i < targets_.size(); ++i) {
@@ -79,7 +79,7 @@ void SignalSampling::capture(uint64_t tick_index, uint32_t interval_ms) {
       asked_[i] = Asked::kUnchanged;
       continue;
     }
-    if (cpu) on_cpu_[i] = states_.on_cpu(tid, t.last_signal_sample ? t.last_signal_sample->cpu_ns : 0, *cpu);
+    if (cpu) cpu_reads_[i] = CpuRead{t.last_signal_sample ? t.last_signal_sample->cpu_ns : 0, *cpu};
     // An answer that came after its tick's wait is discarded; a thread still answering is left alone.
     uint32_t done = NativeCapture::kDone;
     t.capture.state.compare_exchange_strong(done, NativeCapture::kIdle, std::memory_order_acq_rel);
@@ -142,7 +142,7 @@ void SignalSampling::attribute(SamplerStats& tick) {
     if (asked_[i] == Asked::kBySnapshot) continue;
     if (asked_[i] == Asked::kNotAsked) {
       if (t.dying.load(std::memory_order_acquire)) continue;
-      if (shadows_) count_on_shadow(&t, shadow, on_cpu_[i], tick);
+      if (shadows_) count_on_shadow(&t, shadow, scheduler_says_on_cpu(i), tick);
       else if (t.os_tid.load(std::memory_order_relaxed) == 0) tick.count(SampleDrop::kThreadNotYetKnown);
       else tick.count(SampleDrop::kNativeTopTimeout);  // still answering an earlier tick's signal
       continue;
@@ -166,12 +166,17 @@ void SignalSampling::attribute(SamplerStats& tick) {
     if (state != NativeCapture::kDone) {
       // Not scheduled in time. The capture is withdrawn, or left to finish and be discarded at the next tick.
       cancel_native_capture(capture);
-      if (shadow && is_method_node(*shadow->current_node())) count_on_shadow(&t, shadow, on_cpu_[i], tick);
-      else tick.count(SampleDrop::kNativeTopTimeout);
+      if (shadow && is_method_node(*shadow->current_node()))
+        count_on_shadow(&t, shadow, scheduler_says_on_cpu(i), tick);
+      else
+        tick.count(SampleDrop::kNativeTopTimeout);
       continue;
     }
-    if (whole_stacks_) attribute_stack(t, on_cpu_[i], tick);
-    else attribute_native_top(t, on_cpu_[i], tick);
+    // On its CPU unless the signal found it waiting in a system call: the state of the stack's own instant, without
+    // reading the scheduler's (a /proc file, 5 us a thread).
+    const bool on_cpu = !capture.in_system_call;
+    if (whole_stacks_) attribute_stack(t, on_cpu, tick);
+    else attribute_native_top(t, on_cpu, tick);
     auto cpu = thread_cpu_ns(t.os_tid.load(std::memory_order_relaxed));
     if (cpu) t.cpu_ns_seen.store(*cpu, std::memory_order_relaxed);
     if (t.last_signal_sample && cpu && stood_still_since_answer(capture, *cpu)) t.last_signal_sample->cpu_ns = *cpu;
@@ -182,6 +187,13 @@ void SignalSampling::attribute(SamplerStats& tick) {
   for (const auto& [id, shadow] : shadows_by_id_)
     if (!std::binary_search(covered_.begin(), covered_.end(), shadow))
       count_on_shadow(nullptr, shadow, shadow_thread_on_cpu(*shadow, states_), tick);
+}
+
+// For a thread sampled without its answer: whether the scheduler has it running or ready to run, if it has run since
+// its last sample.
+bool SignalSampling::scheduler_says_on_cpu(size_t target) {
+  const CpuRead& read = cpu_reads_[target];
+  return read.now != 0 && states_.on_cpu(targets_[target]->os_tid.load(std::memory_order_relaxed), read.last, read.now);
 }
 
 void SignalSampling::count_on_node(SampledThread& thread, CallNode* node, bool on_cpu, SamplerStats& tick) {

@@ -71,6 +71,7 @@ class SignalSampling {
   void attribute_native_top(SampledThread& thread, bool on_cpu, SamplerStats& tick);
   void managed_stack_of(const NativeCapture& capture);
   static void make_room_if_truncated(NativeCapture& capture);
+  bool scheduler_says_on_cpu(size_t target);
   bool drop_frames_walks_never_show();
   clr::FunctionID caller_on_top(const NativeCapture& capture, uintptr_t replaced_ip);
   SignalStackAlignment resolve_and_align(const NativeCapture& capture, const CallNode* node);
@@ -89,7 +90,10 @@ class SignalSampling {
   std::vector<std::shared_ptr<SampledThread>> targets_;
   enum class Asked : uint8_t { kNotAsked, kUnchanged, kAsked, kBySnapshot };
   std::vector<Asked> asked_;                   // per target, this tick
-  std::vector<bool> on_cpu_;                   // per target: on a CPU at this tick
+  struct CpuRead {
+    uint64_t last = 0, now = 0;  // the thread's CPU time at its last sample and before this tick's signal (0: none)
+  };
+  std::vector<CpuRead> cpu_reads_;             // per target
   std::vector<const ThreadShadow*> covered_;   // shadows of this tick's targets
   std::vector<std::pair<clr::ThreadID, ThreadShadow*>> shadows_by_id_;
   std::vector<SampleFrame> leaf_first_;  // one stack, resolved

@@ -33,6 +33,21 @@ bool fails_with_eintr_after_a_handler(long number) {
   }
 }
 
+bool interrupted_in_a_system_call(const void* ucontext) {
+#if defined(__x86_64__)
+  const auto& regs = static_cast<const ucontext_t*>(ucontext)->uc_mcontext.gregs;
+  const uintptr_t ip = uintptr_t(regs[REG_RIP]);
+  const CodeRangeTable* elf = process_code_ranges().current();
+  if (elf == nullptr || ip < 2 || !elf->contains(ip - 2) || !elf->contains(ip + 1)) return false;
+  const auto* code = reinterpret_cast<const uint8_t*>(ip);
+  if (regs[REG_RAX] == -EINTR) return code[-2] == 0x0F && code[-1] == 0x05;
+  return code[0] == 0x0F && code[1] == 0x05;  // rewound onto the `syscall` to be made again
+#else
+  (void)ucontext;
+  return false;
+#endif
+}
+
 bool restart_call_failed_by_handler(void* ucontext) {
 #if defined(__x86_64__)
   auto& regs = static_cast<ucontext_t*>(ucontext)->uc_mcontext.gregs;

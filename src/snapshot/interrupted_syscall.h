@@ -11,6 +11,13 @@
 
 namespace umbra {
 
+// In a signal handler, with its ucontext, before restart_call_failed_by_handler changes it: whether the signal came
+// while the thread was blocked in a system call, so off its CPU. The kernel then made the call fail with EINTR (RAX
+// is -EINTR just past a `syscall` instruction) or set it up to be made again (RIP back on the instruction). A thread
+// blocked where signals wait (disk I/O) answers only once it has left the call, as a running thread. No lock, no
+// allocation: async-signal-safe.
+bool interrupted_in_a_system_call(const void* ucontext);
+
 // Whether the kernel fails system call `number` with EINTR after a signal handler, SA_RESTART or not.
 bool fails_with_eintr_after_a_handler(long number);
 

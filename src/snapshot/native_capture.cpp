@@ -237,6 +237,8 @@ void on_capture_signal(int signo, siginfo_t* info, void* ucontext) {
     return;
   }
   int saved_errno = errno;
+  // Whether the thread was waiting is read before the call is put back, which changes the context.
+  const bool in_system_call = ours && interrupted_in_a_system_call(ucontext);
   // The sampler does not signal a thread blocked in a call a handler fails; one that entered it since gets it back.
   if (ours) restart_call_failed_by_handler(ucontext);
   NativeCapture* capture = ours ? capture_named_by(info->si_value) : nullptr;
@@ -246,6 +248,7 @@ void on_capture_signal(int signo, siginfo_t* info, void* ucontext) {
   if (capture != nullptr &&
       capture->state.compare_exchange_strong(expected, NativeCapture::kCapturing, std::memory_order_acq_rel)) {
     const uint64_t cpu_ns_at_request = current_thread_cpu_ns();
+    capture->in_system_call = in_system_call;
     capture->count = 0;
     capture->faulted = false;
     const pid_t self = pid_t(syscall(SYS_gettid));

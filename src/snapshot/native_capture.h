@@ -67,6 +67,7 @@ struct NativeCapture {
   bool faulted = false;              // the unwinder faulted; no frames were kept
   bool loader_busy = false;          // not unwound: the dynamic loader was changing its list of objects
   bool signal_blocked = false;       // sampler only: the thread was found with the signal blocked while awaited
+  bool in_system_call = false;       // the signal came while the thread was blocked in a system call (off its CPU)
   uintptr_t stop_ip = 0;             // the first IP without unwind information (where managed code begins)
   uint64_t cpu_ns_at_answer = 0;     // the thread's CPU time as its handler finished (0: not read)
   uintptr_t* frames = nullptr;       // capacity() of them
