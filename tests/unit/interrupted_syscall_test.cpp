@@ -122,6 +122,11 @@ bool found_in_a_system_call(Work work) {
 // fails with EINTR (poll), one the kernel makes again (a futex wait without a timeout, under SA_RESTART), and a busy
 // loop.
 TEST(InterruptedSyscall, TellsAThreadWaitingInACallFromARunningOne) {
+#if defined(__SANITIZE_THREAD__)
+  // It delivers a signal only at a call it intercepts (never in the busy loop) and runs the handler from its own
+  // code, with a context that is not the interrupted one.
+  GTEST_SKIP() << "ThreadSanitizer runs the handler later, from its own code";
+#endif
   EXPECT_TRUE(found_in_a_system_call([](std::atomic<bool>&) { poll(nullptr, 0, 200); }));
   EXPECT_TRUE(found_in_a_system_call([](std::atomic<bool>&) {
     while (g_released.load() == 0) syscall(SYS_futex, &g_released, FUTEX_WAIT_PRIVATE, 0, nullptr, nullptr, 0);
