@@ -370,7 +370,7 @@ void SignalSampling::check_against(const StackTick& walks, uint64_t tick_index, 
     if (capture.tick != suspended_capture_stamp(tick_index) || state == NativeCapture::kIdle) continue;  // not asked
     WalkComparison c;
     snapshot_.assign(walks.frames() + walk.first, walks.frames() + walk.first + walk.count);
-    for (const SampleFrame& f : snapshot_) c.frames += f.native ? 0 : 1;
+    c.frames = uint32_t(managed_frames(snapshot_));
     c.differs = true;
     if (state != NativeCapture::kDone) {
       cancel_native_capture(capture);  // or left to finish and be discarded at the next request
@@ -384,7 +384,7 @@ void SignalSampling::check_against(const StackTick& walks, uint64_t tick_index, 
     } else {
       managed_stack_of(capture);  // as a sample would have it
       // A walk cut at its frame limit is compared on the frames it holds (the other's beyond are not checked).
-      if (walk.truncated) keep_innermost_managed(leaf_first_, managed_frames(snapshot_));
+      if (walk.truncated) keep_innermost_managed(leaf_first_, c.frames);
       if (capture.truncated) keep_innermost_managed(snapshot_, managed_frames(leaf_first_));
       c = compare_walks(snapshot_.data(), snapshot_.size(), leaf_first_.data(), leaf_first_.size());
       if (c.differs && c.difference == WalkDifference::kExtraFrames && drop_frames_walks_never_show())
