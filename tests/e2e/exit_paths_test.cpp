@@ -1,6 +1,7 @@
 // The report is written however the program ends, and the program's exit code is kept.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -174,6 +175,48 @@ TEST(ChildProcesses, EachProcessWritesItsOwnReport) {
   }
   EXPECT_EQ(pids.size(), 3u);
   EXPECT_NE(r.err.find("umbra: reports of 2 descendant processes:\n"), std::string::npos) << r.err;
+}
+
+// The reports of the program's children, <prefix>.<pid>.json, in `dir`: how many there are whose Main counted the
+// child's 42 calls.
+size_t whole_child_reports(const std::string& dir, const std::string& name_start, const std::string& launched) {
+  size_t whole = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    std::string name = entry.path().filename().string();
+    if (name.rfind(name_start, 0) != 0 || name == launched || !name.ends_with(".json")) continue;
+    JsonValue child = load_report(entry.path().string());
+    const JsonValue* child_main = thread_with_root(child, "ExitPaths.Program.Main");
+    if (child_main && total_calls(roots_of(*child_main), "ExitPaths.Program.Counted") == 42u) ++whole;
+  }
+  return whole;
+}
+
+// A relative prefix, and the default one, name the launcher's working directory for every process of the run: the
+// program's children run in a directory of their own (/proc, where nothing can be written), and their reports still
+// land beside the launched program's.
+TEST(ChildProcesses, ARelativePrefixNamesTheLaunchersDirectoryForEveryProcess) {
+  std::string dir = scratch_dir("child_processes_relative");
+  auto run_in_dir = [&](std::vector<std::string> launcher_args) {
+    std::vector<std::string> argv = {"/bin/sh", "-c", "cd \"$0\" && exec \"$@\"", dir, launcher_path(), "run"};
+    argv.insert(argv.end(), launcher_args.begin(), launcher_args.end());
+    argv.push_back("--");
+    return run_process(with_app(argv, "ExitPaths", {"spawn"}));
+  };
+  ProcessResult asked = run_in_dir({"-o", "reports/r"});
+  ASSERT_EQ(asked.exit_code, 5) << asked.err;
+  EXPECT_TRUE(std::filesystem::exists(dir + "/reports/r.json")) << asked.err;
+  EXPECT_EQ(whole_child_reports(dir + "/reports", "r.", "r.json"), 2u) << asked.err;
+
+  ProcessResult by_default = run_in_dir({});
+  ASSERT_EQ(by_default.exit_code, 5) << by_default.err;
+  std::string launched;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    std::string name = entry.path().filename().string();
+    if (name.rfind("umbra-", 0) == 0 && name.ends_with(".json") && std::count(name.begin(), name.end(), '.') == 1)
+      launched = name;
+  }
+  ASSERT_FALSE(launched.empty()) << by_default.err;
+  EXPECT_EQ(whole_child_reports(dir, launched.substr(0, launched.size() - 4), launched), 2u) << by_default.err;
 }
 
 }  // namespace

@@ -45,13 +45,6 @@ void say(const std::string& line) { std::fprintf(stderr, "umbra: %s\n", line.c_s
 
 bool exists(const std::string& path) { return access(path.c_str(), F_OK) == 0; }
 
-std::string absolute(const std::string& path) {
-  if (!path.empty() && path[0] == '/') return path;
-  char cwd[PATH_MAX];
-  if (getcwd(cwd, sizeof cwd) == nullptr) return path;
-  return std::string(cwd) + "/" + (path.rfind("./", 0) == 0 ? path.substr(2) : path);
-}
-
 // The private directory the launcher and umbra talk through; removed with what is in it.
 class ControlDirectory {
  public:
@@ -156,7 +149,7 @@ int run_attach_command(const AttachRequest& request, const std::string& library_
   std::string who = "pid " + std::to_string(pid) + " (" + target.name + ")";
   std::optional<std::string> asked = request.output_prefix;
   if (!asked && std::getenv("UMBRA_OUTPUT")) asked = std::getenv("UMBRA_OUTPUT");
-  std::string prefix = absolute(asked.value_or("umbra-" + std::to_string(pid)));
+  std::string prefix = absolute_path(asked.value_or("umbra-" + std::to_string(pid)));
   if (std::string problem = make_output_directory(prefix); !problem.empty())
     say("cannot make the directory of '" + prefix + "' (" + problem +
         "); the reports go to a new directory in $TMPDIR");

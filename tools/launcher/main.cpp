@@ -42,6 +42,10 @@ void set_profiler_environment(const std::string& library_path, const RunRequest&
   setenv("CORECLR_PROFILER_PATH", library_path.c_str(), 1);
   unsetenv("CORECLR_PROFILER_PATH_64");  // it would win over CORECLR_PROFILER_PATH
   for (const auto& [name, value] : run.environment) setenv(name.c_str(), value.c_str(), 1);
+  // Each process of the run writes its reports from its own working directory (a build runs its compiler in the
+  // project's): a relative prefix is given to them made absolute, so that every report lands where it was asked.
+  const char* output = std::getenv("UMBRA_OUTPUT");
+  if (output && *output) setenv("UMBRA_OUTPUT", absolute_path(output).c_str(), 1);
   // Every call in the source is counted unless inlining is allowed: that includes a method's tail calls to itself,
   // which the JIT otherwise turns into a loop. The JIT reads this only from the environment at start-up.
   const char* allow_inlining = std::getenv("UMBRA_ALLOW_INLINING");
@@ -112,7 +116,7 @@ pid_t run_program(const RunRequest& run, int& status) {
   // Every .NET process in the tree shares the prefix; only this one writes <prefix>.json (see launched_pid in
   // profiler/option_rules.cpp).
   PidVariable launched("UMBRA_LAUNCHED_PID=");
-  PidVariable default_output("UMBRA_OUTPUT=./umbra-");
+  PidVariable default_output("UMBRA_OUTPUT=" + absolute_path("umbra-"));
   bool output_given = run.output_prefix || std::getenv("UMBRA_OUTPUT");
   std::vector<char*> environment;
   for (char** variable = environ; *variable; ++variable)

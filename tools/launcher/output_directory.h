@@ -11,4 +11,8 @@ namespace umbra::launcher {
 // the reason it could not be made.
 std::string make_output_directory(const std::string& prefix);
 
+// `path` made absolute against the launcher's working directory (as given if that cannot be read): the profiled
+// processes write their reports from working directories of their own.
+std::string absolute_path(const std::string& path);
+
 }  // namespace umbra::launcher

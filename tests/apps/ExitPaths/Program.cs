@@ -233,10 +233,13 @@ public static class Program
     [MethodImpl(MethodImplOptions.NoInlining)]
     static void RunChild()
     {
+        // In a working directory of its own where nothing can be written, as a build runs its compiler in the
+        // project's: a report placed by the child's working directory would be lost.
         var start = new System.Diagnostics.ProcessStartInfo(Environment.ProcessPath!)
         {
             RedirectStandardOutput = true,
             RedirectStandardError = true,
+            WorkingDirectory = "/proc",
         };
         start.ArgumentList.Add(typeof(Program).Assembly.Location);
         start.ArgumentList.Add("return");
