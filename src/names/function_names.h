@@ -35,6 +35,9 @@ class FunctionNames {
   void ensure(clr::FunctionID function);
   // Stops calling into the runtime (it is shutting down); lookup() then answers from the cache only.
   void freeze();
+  // Held while the process is copied for its report writer (profiler/report_writer_process.h), so that the copy
+  // finds it free.
+  std::mutex& mutex_for_copy() const { return mutex_; }
   size_t size() const;
 
   // Functions whose frames the hooks see but stack snapshots never show: dynamic methods and IL stubs

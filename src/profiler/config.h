@@ -26,6 +26,7 @@ struct Config {
   Mode mode{};
   std::string output_prefix;  // <prefix>.json, <prefix>.txt
   bool descendant = false;    // started by the launched program: umbra's messages go to <prefix>.log, not stderr
+  int64_t launched_pid = 0;   // the program the launcher started (UMBRA_LAUNCHED_PID), 0 if none
   bool attached = false;      // loaded by `umbra attach`: sampled mode only, and the session ends by detaching
   std::string log_level;
   double min_percent{};

@@ -147,6 +147,7 @@ Rule launched_pid() {
               verdict.instead = "writing " + config.output_prefix + ".* as the launched process";
               return verdict;
             }
+            config.launched_pid = int64_t(*launched);
             if (int64_t(*launched) != pid) {
               config.output_prefix += "." + std::to_string(pid);
               config.descendant = true;

@@ -55,13 +55,6 @@ ShadowLimits limits_of(const Config& config) {
   return limits;
 }
 
-// A live thread's CPU time now; an ended one's as the sampler last read it (at its last sample).
-std::optional<uint64_t> cpu_time_of(pid_t tid, bool ended, uint64_t last_read) {
-  if (!ended)
-    if (std::optional<uint64_t> now = thread_cpu_ns(tid)) return std::max(*now, last_read);
-  return last_read ? std::optional<uint64_t>(last_read) : std::nullopt;
-}
-
 clr::ICorProfilerInfo10* g_info_for_thread_ids = nullptr;
 
 clr::ThreadID runtime_thread_id() {
@@ -265,10 +258,59 @@ std::string Session::release_signal_handlers() {
   return sampler_ ? sampler_->release_native_tops(std::chrono::seconds(2)) : "";
 }
 
+// A live thread's CPU time now; an ended one's as the sampler last read it (at its last sample).
+std::optional<uint64_t> Session::thread_cpu(pid_t tid, bool ended, uint64_t last_read) const {
+  if (!ended) {
+    std::optional<uint64_t> now;
+    if (!cpu_at_copy_) {
+      now = thread_cpu_ns(tid);
+    } else if (auto it = cpu_at_copy_->find(tid); it != cpu_at_copy_->end()) {
+      now = it->second;
+    }
+    if (now) return std::max(*now, last_read);
+  }
+  return last_read ? std::optional<uint64_t>(last_read) : std::nullopt;
+}
+
+bool Session::report_written_after_exit(const char* trigger, bool runtime_usable, bool provisional) const {
+  return config_.descendant && !config_.attached && !provisional && runtime_usable &&
+         std::string_view(trigger) == "shutdown" && !periods_active() && !pusher_ &&
+         launcher_waits_for(pid_t(config_.launched_pid));
+}
+
+ReportWriter Session::copy_for_report() {
+  // Read here: the copy has none of these threads.
+  std::unordered_map<pid_t, uint64_t> cpu;
+  for (const ThreadRegistry::Snapshot& entry : threads_.snapshot()) {
+    if (entry.ended) continue;
+    for (pid_t tid : {entry.record->shadow ? entry.record->shadow->os_tid : pid_t(0),
+                      entry.record->sampled.os_tid.load(std::memory_order_relaxed)})
+      if (std::optional<uint64_t> now = tid ? thread_cpu_ns(tid) : std::nullopt) cpu[tid] = *now;
+  }
+  std::mutex no_sampler;
+  std::mutex& sampler_trees = sampler_ ? sampler_->tree_mutex() : no_sampler;
+  auto hold = [&] {
+    return std::try_lock(names_.mutex_for_copy(), native_symbols_.mutex_for_copy(), threads_.mutex_for_copy(),
+                         sampler_trees) == -1;
+  };
+  auto release = [&] {
+    sampler_trees.unlock();
+    threads_.mutex_for_copy().unlock();
+    native_symbols_.mutex_for_copy().unlock();
+    names_.mutex_for_copy().unlock();
+  };
+  ReportWriter writer = umbra::copy_for_report(hold, release);
+  if (writer == ReportWriter::kInWriter) {
+    names_.freeze();  // the runtime is not in the copy
+    cpu_at_copy_ = std::move(cpu);
+  }
+  return writer;
+}
+
 Report Session::build_report(const char* trigger, PeriodCounts::Lens* lens, SharedWork* work) {
   Report report;
   report.mode = mode_name(config_.mode);
-  report.pid = getpid();
+  report.pid = pid_;
   report.program = process_.program;
   report.command_line = process_.command_line;
   report.runtime = runtime_version_;
@@ -291,7 +333,7 @@ ReportThread Session::sampled_thread(const ThreadRegistry::Snapshot& entry, Peri
   thread.name = entry.name;
   thread.exited = entry.ended;
   thread.sampled_by_snapshot = t.sampled_by_snapshot.load(std::memory_order_relaxed);
-  ThreadCounts counts{cpu_time_of(t.os_tid.load(std::memory_order_relaxed), entry.ended,
+  ThreadCounts counts{thread_cpu(t.os_tid.load(std::memory_order_relaxed), entry.ended,
                                   t.cpu_ns_seen.load(std::memory_order_relaxed)),
                       t.managed_samples, t.native_samples};
   if (lens) counts = lens->thread(entry.record.get(), counts);
@@ -375,7 +417,7 @@ void Session::add_shadow_threads(Report& report, PeriodCounts::Lens* lens, Share
     // The sampler last read the thread's CPU time for its shadow sample or, taking its stack by signal, for the thread.
     uint64_t cpu_read = std::max(shadow.sampler_cpu_ns.load(std::memory_order_relaxed),
                                  entry.record->sampled.cpu_ns_seen.load(std::memory_order_relaxed));
-    counts.cpu_ns = cpu_time_of(shadow.os_tid, thread.exited, cpu_read);
+    counts.cpu_ns = thread_cpu(shadow.os_tid, thread.exited, cpu_read);
     if (lens) counts = lens->thread(&shadow, counts);
     thread.cpu_ns = counts.cpu_ns;
     uint64_t calls = 0;
@@ -492,6 +534,12 @@ void Session::finish(const char* trigger, bool runtime_usable, bool provisional)
       if (provisional) pusher_->drain(std::chrono::steady_clock::now() + wait);
       else pusher_->finish(std::chrono::steady_clock::now() + wait);
     }
+    bool in_writer = false;
+    if (report_written_after_exit(trigger, runtime_usable, provisional)) {
+      ReportWriter writer = copy_for_report();
+      if (writer == ReportWriter::kElsewhere) return;
+      in_writer = writer == ReportWriter::kInWriter;
+    }
     // Helpers only where the program is ending: after a provisional report or an attached session's, it runs on.
     std::optional<SharedWork> helpers;
     auto start_helpers = [&] {
@@ -525,6 +573,7 @@ void Session::finish(const char* trigger, bool runtime_usable, bool provisional)
     // The process is ending: freeing a model of millions of nodes piece by piece would only delay its exit. An
     // attached session's process runs on.
     if (!provisional && !config_.attached) static_cast<void>(new Report(std::move(report)));
+    if (in_writer) end_report_writer();
   }, &error);
   if (!ran) log::always("the report was not written: " + large_stack_refusal(error));
 }

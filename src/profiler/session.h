@@ -3,9 +3,14 @@
 // The profiler callback class forwards to it; nothing here runs on the hooks' path.
 #pragma once
 
+#include <sys/types.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <string>
+#include <unordered_map>
 
 #include "clr/corprof.h"
 #include "hooks/coarse_clock.h"
@@ -18,6 +23,7 @@
 #include "profiler/periodic_reports.h"
 #include "profiler/process_identity.h"
 #include "profiler/pyroscope_pusher.h"
+#include "profiler/report_writer_process.h"
 #include "profiler/ready_to_run_windows.h"
 #include "report/report.h"
 #include "snapshot/native_symbols.h"
@@ -82,6 +88,13 @@ class Session {
   std::string periods_line(uint32_t periods, const std::optional<ReportStats::Push>& push) const;
   void start_report_threads();
   uint64_t unix_ns_at(uint64_t monotonic) const { return uint64_t(int64_t(monotonic) + unix_minus_monotonic_ns_); }
+  // Whether the last report is handed to a copy of the process (profiler/report_writer_process.h): a descendant of
+  // the launched program ending normally, with no periodic report or push under way.
+  bool report_written_after_exit(const char* trigger, bool runtime_usable, bool provisional) const;
+  ReportWriter copy_for_report();
+  // A thread's CPU time for the report: `last_read` if it has ended, read now otherwise (or as read when the process
+  // was copied for its report: the copy cannot read the original's threads).
+  std::optional<uint64_t> thread_cpu(pid_t tid, bool ended, uint64_t last_read) const;
   // The report's "stats" (session_stats.cpp).
   ReportStats report_stats(const char* trigger, size_t threads_reported);
   void print_verify_summary();
@@ -116,6 +129,9 @@ class Session {
   uint64_t period_start_ns_ = 0;  // under report_mutex_: monotonic
   bool reports_over_ = false;     // under report_mutex_: the final report is written
   int64_t unix_minus_monotonic_ns_ = 0;
+  const pid_t pid_ = getpid();  // the program's, also in a copy made for the report
+  // Set only in that copy: the live threads' CPU times when it was made.
+  std::optional<std::unordered_map<pid_t, uint64_t>> cpu_at_copy_;
   std::unique_ptr<PyroscopePusher> pusher_;
   std::unique_ptr<PeriodicReports> periodic_;
 };

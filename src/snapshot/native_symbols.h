@@ -31,6 +31,8 @@ class NativeSymbols {
   NativeSymbol lookup(uintptr_t ip);
   // How many addresses have been named so far.
   size_t named();
+  // Held while the process is copied for its report writer (profiler/report_writer_process.h).
+  std::mutex& mutex_for_copy() { return mutex_; }
 
  private:
   NativeSymbol resolve(uintptr_t ip);  // under mutex_

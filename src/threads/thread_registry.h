@@ -54,6 +54,8 @@ class ThreadRegistry {
   uint64_t abandoned_captures() const;
   uint64_t threads_created() const;
   uint64_t threads_destroyed() const;
+  // Held while the process is copied for its report writer (profiler/report_writer_process.h).
+  std::mutex& mutex_for_copy() const { return mutex_; }
 
   // Shadows prepared at start for threads that run managed code without a ThreadCreated of their own (the main
   // thread); every ThreadCreated then prepares one more.

@@ -55,6 +55,14 @@ FILE* open_log(const std::string& file) {
   return f;
 }
 
+std::shared_ptr<spdlog::logger> make_logger(spdlog::sink_ptr sink, spdlog::level::level_enum level) {
+  auto l = std::make_shared<spdlog::logger>("umbra", std::move(sink));
+  l->set_pattern("umbra: %v");
+  l->set_level(level);
+  l->flush_on(spdlog::level::trace);
+  return l;
+}
+
 }  // namespace
 
 void init(const std::string& level, const std::string& file) {
@@ -67,11 +75,20 @@ void init(const std::string& level, const std::string& file) {
     if (g_always) sink = std::make_shared<OpenFileSink>(g_always);
     else sink = std::make_shared<spdlog::sinks::null_sink_mt>();
   }
-  auto l = std::make_shared<spdlog::logger>("umbra", std::move(sink));
-  l->set_pattern("umbra: %v");
-  l->set_level(spdlog::level::from_str(level));
-  l->flush_on(spdlog::level::trace);
-  logger() = std::move(l);
+  logger() = make_logger(std::move(sink), spdlog::level::from_str(level));
+}
+
+int file_descriptor() { return g_always != nullptr && g_always != stderr ? ::fileno_unlocked(g_always) : -1; }
+
+void restart_on(int fd) {
+  spdlog::level::level_enum level = logger() ? logger()->level() : spdlog::level::warn;
+  // The old logger and file are left as they are: freeing them could wait on a lock no thread of this copy holds.
+  static_cast<void>(new std::shared_ptr<spdlog::logger>(std::move(logger())));
+  g_always = fd >= 0 ? ::fdopen(fd, "a") : nullptr;
+  spdlog::sink_ptr sink;
+  if (g_always) sink = std::make_shared<OpenFileSink>(g_always);
+  else sink = std::make_shared<spdlog::sinks::null_sink_mt>();
+  logger() = make_logger(std::move(sink), level);
 }
 
 void close() {

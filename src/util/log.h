@@ -18,6 +18,13 @@ void init(const std::string& level, const std::string& file = "");
 // end: umbra is about to leave a process whose stderr is not its own.
 void close();
 
+// The log file's descriptor, or -1 when the log is stderr or nothing.
+int file_descriptor();
+// In a copy of the process that goes on alone (profiler/report_writer_process.h): a new logger at the same level on
+// `fd`, the log file's descriptor (-1: nothing is said). Nothing of the old one is used again: a thread the copy
+// does not have may have held its locks.
+void restart_on(int fd);
+
 // A line the user must see whatever the level: configuration problems, where the report went.
 void always(const std::string& line);
 

@@ -120,7 +120,7 @@ std::vector<std::string> command_line_of(const JsonValue& report) {
 
 // A profiled program that starts .NET processes of its own: each process writes its own report, the launched one
 // at <prefix>.json and each descendant at <prefix>.<pid>.json, and the launcher lists them all, each process named
-// by its program and command line.
+// by its program and command line. A descendant's report is written by a copy of it once it has ended.
 TEST(ChildProcesses, EachProcessWritesItsOwnReport) {
   std::string dir = scratch_dir("child_processes");
   ProcessResult r = run_process(with_app({launcher_path(), "run", "-o", dir + "/r", "--"}, "ExitPaths", {"spawn"}));
@@ -172,9 +172,37 @@ TEST(ChildProcesses, EachProcessWritesItsOwnReport) {
     std::ifstream in(log);
     std::string text((std::istreambuf_iterator<char>(in)), {});
     EXPECT_NE(text.find("umbra: shadow profile:"), std::string::npos) << log << ": " << text;
+    // Written by a copy of the child made as it ended (its parent reads its output until it has ended): the report
+    // still names the child, and the launcher waited for the copy before it listed the reports.
+    const std::string by_copy = "umbra: the report is written by process ";
+    size_t at = text.find(by_copy);
+    ASSERT_NE(at, std::string::npos) << log << ": " << text;
+    EXPECT_NE(std::stoll(text.substr(at + by_copy.size())), pid) << text;
   }
   EXPECT_EQ(pids.size(), 3u);
   EXPECT_NE(r.err.find("umbra: reports of 2 descendant processes:\n"), std::string::npos) << r.err;
+}
+
+// A child whose report takes a while (two million nodes), its parent ending as soon as the child has: the copy
+// writing the child's report outlives both, and the launcher waits for it before it lists the reports.
+TEST(ChildProcesses, TheLauncherWaitsForADescendantsReportWrittenAfterItEnded) {
+  std::string dir = scratch_dir("child_processes_wide");
+  ProcessResult r = run_process(with_app({launcher_path(), "run", "-o", dir + "/r", "--"}, "ExitPaths", {"spawn-wide"}));
+  ASSERT_EQ(r.exit_code, 5) << r.err;
+  std::string child_report;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    std::string name = entry.path().filename().string();
+    if (name != "r.json" && name.rfind("r.", 0) == 0 && name.ends_with(".json")) child_report = entry.path().string();
+  }
+  ASSERT_FALSE(child_report.empty()) << "no report of the child when the launcher returned\n" << r.err;
+  std::string child_text = child_report.substr(0, child_report.size() - 5) + ".txt";
+  EXPECT_TRUE(std::filesystem::exists(child_text)) << r.err;
+  EXPECT_NE(r.err.find(child_report + ", " + child_text), std::string::npos) << "the launcher lists both\n" << r.err;
+  // The copy's last line, once both files are whole (the calls: Left's and Right's, Main's and the runtime's own).
+  std::ifstream in(child_report.substr(0, child_report.size() - 5) + ".log");
+  std::string log((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_NE(log.find("wrote " + child_report + ", " + child_text + "\n"), std::string::npos) << log;
+  EXPECT_NE(log.find("the report is written by process "), std::string::npos) << log;
 }
 
 // The reports of the program's children, <prefix>.<pid>.json, in `dir`: how many there are whose Main counted the

@@ -19,6 +19,7 @@
 #include "output_directory.h"
 #include "report_command.h"
 #include "report_listing.h"
+#include "report_writers.h"
 #include "signal_forwarding.h"
 #include "profiler/config.h"
 #include "profiler/value_parsers.h"
@@ -134,8 +135,7 @@ pid_t run_program(const RunRequest& run, int& status) {
   if (exec_error != 0)
     std::fprintf(stderr, "umbra: cannot run '%s': %s\n", run.command[0].c_str(), std::strerror(exec_error));
   forward_to(program);
-  while (waitpid(program, &status, 0) < 0 && errno == EINTR) {
-  }
+  wait_for_program(program, status);
   forward_to(0);
   return program;
 }
@@ -174,9 +174,11 @@ int main(int argc, char** argv) {
   make_directory_for_reports(run);
   set_profiler_environment(library_path, run);
   start_forwarding();
+  adopt_orphans();
   int status = 0;
   pid_t program = run_program(run, status);
   if (program < 0) return 127;
+  wait_for_report_writers();
   std::string prefix = run.output_prefix.value_or(
       std::getenv("UMBRA_OUTPUT") ? std::getenv("UMBRA_OUTPUT") : "./umbra-" + std::to_string(program));
   std::fputs(report_listing(prefix, status).c_str(), stderr);

@@ -2,6 +2,8 @@
 //   return | exit | exit-from-worker | unhandled | unhandled-on-worker | runtime-catches
 //   | sigterm | sigint (sends itself the signal, then waits to be ended by it)
 //   | spawn (runs this program twice more as child processes, each ending by return, then returns)
+//   | spawn-wide (runs this program once more in mode wide, then returns at once)
+//   | wide (Left(20): 2,097,151 calls of Left and Right, each on a path of its own: a report that takes a while)
 //   | failfast | failfast-from-worker (Environment.FailFast) | native-abort (libc's abort() through P/Invoke)
 //   | signals (prints "ready", counts Ctrl-C presses until a line arrives on stdin, then prints the count)
 //   | hostile-names (a thread and a run-time emitted method whose names carry newlines, terminal escapes,
@@ -55,7 +57,7 @@ public static class Program
                 SignalSelfAndWait(2);
                 break;
             case "spawn":
-                for (int i = 0; i < 2; i++) RunChild();
+                for (int i = 0; i < 2; i++) RunChild("return");
                 break;
             case "failfast":
                 FailFastNow();
@@ -88,6 +90,12 @@ public static class Program
                 break;
             case "node-limit":
                 Left(22);
+                break;
+            case "spawn-wide":
+                RunChild("wide");
+                break;
+            case "wide":
+                Left(20);
                 break;
             case "outlive":
                 StartDescendant();
@@ -231,7 +239,7 @@ public static class Program
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]
-    static void RunChild()
+    static void RunChild(string mode)
     {
         // In a working directory of its own where nothing can be written, as a build runs its compiler in the
         // project's: a report placed by the child's working directory would be lost.
@@ -242,7 +250,7 @@ public static class Program
             WorkingDirectory = "/proc",
         };
         start.ArgumentList.Add(typeof(Program).Assembly.Location);
-        start.ArgumentList.Add("return");
+        start.ArgumentList.Add(mode);
         using var child = System.Diagnostics.Process.Start(start)!;
         var error = child.StandardError.ReadToEndAsync();
         string output = child.StandardOutput.ReadToEnd();

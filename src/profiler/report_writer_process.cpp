@@ -1,0 +1,98 @@
+#include "profiler/report_writer_process.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "util/log.h"
+
+namespace umbra {
+namespace {
+
+// Long enough for the largest trees met (a test suite's: about a minute), short enough that a copy that cannot
+// finish never keeps the launcher waiting for good.
+constexpr unsigned kWriterSecondsAtMost = 600;
+// Below the program's processes, which the copy would otherwise hold back.
+constexpr int kWriterNice = 10;
+// How long the locks may stay busy (a callback naming a method) before the report is written in the process.
+constexpr int kHoldAttempts = 100;
+
+// The original's handlers belong to the runtime, whose threads the copy does not have. An interrupt from the
+// terminal (the build was stopped) still lets the report be written; a termination ends it.
+void reset_signals() {
+  struct sigaction action = {};
+  action.sa_handler = SIG_DFL;
+  sigemptyset(&action.sa_mask);
+  for (int signo = 1; signo < NSIG; ++signo)
+    if (signo != SIGKILL && signo != SIGSTOP) sigaction(signo, &action, nullptr);
+  for (int signo : {SIGINT, SIGQUIT, SIGHUP, SIGPIPE}) signal(signo, SIG_IGN);
+  sigset_t none;
+  sigemptyset(&none);
+  pthread_sigmask(SIG_SETMASK, &none, nullptr);
+}
+
+// The standard streams to /dev/null, every other descriptor closed but `keep`.
+void keep_only(int keep) {
+  int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+  if (null >= 0)
+    for (int fd : {0, 1, 2}) dup2(null, fd);
+  if (keep >= 3) {
+    if (keep > 3) close_range(3, unsigned(keep) - 1, 0);
+    close_range(unsigned(keep) + 1, ~0u, 0);
+  } else {
+    close_range(3, ~0u, 0);
+  }
+}
+
+}  // namespace
+
+bool launcher_waits_for(pid_t launched) {
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/%d/stat", int(launched));
+  FILE* stat = std::fopen(path, "re");
+  if (stat == nullptr) return false;
+  char line[512];
+  bool read = std::fgets(line, sizeof line, stat) != nullptr;
+  std::fclose(stat);
+  // "pid (comm) state ...": the state follows the last ')' (a name may hold one). A zombie has ended.
+  const char* end_of_name = read ? std::strrchr(line, ')') : nullptr;
+  return end_of_name && end_of_name[1] == ' ' && end_of_name[2] != 'Z' && end_of_name[2] != 'X';
+}
+
+ReportWriter copy_for_report(const std::function<bool()>& hold, const std::function<void()>& release) {
+  bool held = hold();
+  for (int attempt = 1; !held && attempt < kHoldAttempts; ++attempt) {
+    usleep(1000);
+    held = hold();
+  }
+  if (!held) {
+    log::info("report: the profiler's locks stayed busy; the report is written before the process ends");
+    return ReportWriter::kHere;
+  }
+  int log_fd = log::file_descriptor();
+  pid_t pid = fork();
+  release();
+  if (pid < 0) return ReportWriter::kHere;
+  if (pid > 0) return ReportWriter::kElsewhere;
+  prctl(PR_SET_NAME, kReportWriterName);
+  // The program's parent goes on while the copy works: it should not wait for CPUs the copy holds. The threads the
+  // copy starts (report helpers) inherit this.
+  setpriority(PRIO_PROCESS, 0, kWriterNice);
+  reset_signals();
+  keep_only(log_fd);
+  log::restart_on(log_fd);
+  alarm(kWriterSecondsAtMost);
+  log::always("the report is written by process " + std::to_string(getpid()) + " (" + kReportWriterName +
+              "), a copy of this one made as it ended, so that the program's parent need not wait for it");
+  return ReportWriter::kInWriter;
+}
+
+void end_report_writer() { _exit(0); }
+
+}  // namespace umbra

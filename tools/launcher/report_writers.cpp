@@ -1,0 +1,108 @@
+#include "report_writers.h"
+
+#include <dirent.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "profiler/report_writer_process.h"
+
+namespace umbra::launcher {
+namespace {
+
+struct ProcessEntry {
+  pid_t parent = 0;
+  bool writer = false;  // a live report writer
+};
+
+// Every process's parent, and whether it is a live report writer, from /proc/PID/stat ("pid (comm) state ppid").
+std::unordered_map<pid_t, ProcessEntry> processes() {
+  std::unordered_map<pid_t, ProcessEntry> all;
+  DIR* proc = opendir("/proc");
+  if (proc == nullptr) return all;
+  while (dirent* entry = readdir(proc)) {
+    char* end = nullptr;
+    long pid = std::strtol(entry->d_name, &end, 10);
+    if (pid <= 0 || *end != '\0') continue;
+    char path[64], line[512];
+    std::snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    FILE* stat = std::fopen(path, "re");
+    if (stat == nullptr) continue;
+    bool read = std::fgets(line, sizeof line, stat) != nullptr;
+    std::fclose(stat);
+    const char* name = read ? std::strchr(line, '(') : nullptr;
+    const char* end_of_name = read ? std::strrchr(line, ')') : nullptr;
+    if (name == nullptr || end_of_name == nullptr || end_of_name < name) continue;
+    char state = 0;
+    int parent = 0;
+    if (std::sscanf(end_of_name + 1, " %c %d", &state, &parent) != 2) continue;
+    std::string comm(name + 1, end_of_name);
+    all[pid_t(pid)] = {pid_t(parent), comm == kReportWriterName && state != 'Z' && state != 'X'};
+  }
+  closedir(proc);
+  return all;
+}
+
+std::vector<pid_t> writers_below(pid_t root) {
+  std::unordered_map<pid_t, ProcessEntry> all = processes();
+  std::vector<pid_t> writers;
+  for (const auto& [pid, entry] : all) {
+    if (!entry.writer) continue;
+    pid_t up = entry.parent;
+    for (int steps = 0; up > 1 && up != root && steps < 256; ++steps) {
+      auto it = all.find(up);
+      up = it == all.end() ? 0 : it->second.parent;
+    }
+    if (up == root) writers.push_back(pid);
+  }
+  return writers;
+}
+
+void say_if_killed(pid_t pid, int status, const std::set<pid_t>& writers) {
+  if (writers.count(pid) && WIFSIGNALED(status))
+    std::fprintf(stderr, "umbra: a report writer (pid %d) was ended by signal %d: a descendant's report is missing\n",
+                 int(pid), WTERMSIG(status));
+}
+
+}  // namespace
+
+void adopt_orphans() { prctl(PR_SET_CHILD_SUBREAPER, 1); }
+
+pid_t wait_for_program(pid_t program, int& status) {
+  for (;;) {
+    int ended_status = 0;
+    pid_t ended = waitpid(-1, &ended_status, 0);
+    if (ended == program) {
+      status = ended_status;
+      return program;
+    }
+    if (ended < 0 && errno != EINTR) return -1;
+  }
+}
+
+void wait_for_report_writers() {
+  std::set<pid_t> seen;
+  for (;;) {
+    int status = 0;
+    pid_t ended;
+    while ((ended = waitpid(-1, &status, WNOHANG)) > 0) say_if_killed(ended, status, seen);
+    // No child left: nothing of the program's tree lives on, so no writer either (the common case, and no walk of
+    // /proc).
+    if (ended < 0 && errno == ECHILD) return;
+    std::vector<pid_t> writers = writers_below(getpid());
+    if (writers.empty()) return;
+    seen.insert(writers.begin(), writers.end());
+    usleep(10000);
+  }
+}
+
+}  // namespace umbra::launcher
