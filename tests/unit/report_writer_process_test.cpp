@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -43,13 +44,23 @@ TEST(ReportWriterProcess, TheCopyKeepsOnlyTheLogAndFindsTheReportsLocksFree) {
   ASSERT_EQ(pipe(program_pipe), 0);  // what the program's parent reads: the copy must not keep it open
   // A thread of the program holds a mutex the report takes, for a while: the copy is made once it is free.
   std::mutex names;
+  std::atomic<bool> taken{false};
   std::thread naming([&] {
     std::lock_guard<std::mutex> lock(names);
+    taken = true;
     std::this_thread::sleep_for(std::chrono::milliseconds(30));
   });
-  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  while (!taken) std::this_thread::yield();
   int holds = 0;
-  ReportWriter side = copy_for_report([&] { return ++holds, names.try_lock(); }, [&] { names.unlock(); });
+  auto hold = [&] {
+    ++holds;
+    if (!names.try_lock()) return false;
+    // Ended before the copy is made: the copy has only the thread that made it, and ThreadSanitizer's copy of its
+    // bookkeeping would count the other as a thread never joined.
+    naming.join();
+    return true;
+  };
+  ReportWriter side = copy_for_report(hold, [&] { names.unlock(); });
   if (side == ReportWriter::kInWriter) {
     char comm[32] = {};
     FILE* f = std::fopen("/proc/self/comm", "re");
@@ -61,7 +72,6 @@ TEST(ReportWriterProcess, TheCopyKeepsOnlyTheLogAndFindsTheReportsLocksFree) {
                 " mutex=" + (free ? "free" : "held") + " nice=" + std::to_string(getpriority(PRIO_PROCESS, 0)));
     end_report_writer();
   }
-  naming.join();
   ASSERT_EQ(side, ReportWriter::kElsewhere);
   EXPECT_GT(holds, 1);  // tried again while the thread held it
   close(program_pipe[1]);
