@@ -44,6 +44,8 @@ class HookSelection {
   bool compilation_started(clr::FunctionID function);
   bool compilation_finished(clr::FunctionID function);
   Counts counts() const;
+  // Held by a session while it copies the process for its report (profiler/report_writer_process.h).
+  std::mutex& mutex_for_copy() const { return mutex_; }
 
   // The FunctionIDMapper2 to install with `this` as its client data. The hooks receive the FunctionID.
   static clr::UINT_PTR map_function(clr::FunctionID function, void* self, clr::BOOL* hook_function);

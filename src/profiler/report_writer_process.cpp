@@ -1,5 +1,6 @@
 #include "profiler/report_writer_process.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -7,8 +8,10 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "util/log.h"
 
@@ -37,17 +40,31 @@ void reset_signals() {
   pthread_sigmask(SIG_SETMASK, &none, nullptr);
 }
 
-// The standard streams to /dev/null, every other descriptor closed but `keep`.
+// Every descriptor from `first` up closed but `keep`, by /proc/self/fd where close_range is missing (before Linux
+// 5.9): the copy must not hold the program's pipes, sockets or locked files open while it writes.
+void close_from(int first, int keep) {
+  bool closed = keep < first ? close_range(unsigned(first), ~0u, 0) == 0
+                             : (keep == first || close_range(unsigned(first), unsigned(keep) - 1, 0) == 0) &&
+                                   close_range(unsigned(keep) + 1, ~0u, 0) == 0;
+  if (closed) return;
+  DIR* fds = opendir("/proc/self/fd");
+  if (fds == nullptr) return;
+  std::vector<int> open_fds;
+  while (dirent* entry = readdir(fds)) {
+    int fd = std::atoi(entry->d_name);
+    if (fd >= first && fd != keep && fd != dirfd(fds) && entry->d_name[0] != '.') open_fds.push_back(fd);
+  }
+  closedir(fds);
+  for (int fd : open_fds) close(fd);
+}
+
+// The standard streams to /dev/null (closed where it cannot be opened: the program's parent may be reading them),
+// every other descriptor closed but `keep`.
 void keep_only(int keep) {
   int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-  if (null >= 0)
-    for (int fd : {0, 1, 2}) dup2(null, fd);
-  if (keep >= 3) {
-    if (keep > 3) close_range(3, unsigned(keep) - 1, 0);
-    close_range(unsigned(keep) + 1, ~0u, 0);
-  } else {
-    close_range(3, ~0u, 0);
-  }
+  for (int fd : {0, 1, 2})
+    if (fd != keep) null >= 0 ? void(dup2(null, fd)) : void(close(fd));
+  close_from(3, keep);
 }
 
 }  // namespace

@@ -287,13 +287,15 @@ ReportWriter Session::copy_for_report() {
                       entry.record->sampled.os_tid.load(std::memory_order_relaxed)})
       if (std::optional<uint64_t> now = tid ? thread_cpu_ns(tid) : std::nullopt) cpu[tid] = *now;
   }
-  std::mutex no_sampler;
+  std::mutex no_sampler, no_selection;
   std::mutex& sampler_trees = sampler_ ? sampler_->tree_mutex() : no_sampler;
+  std::mutex& selection = hook_selection_ ? hook_selection_->mutex_for_copy() : no_selection;
   auto hold = [&] {
     return std::try_lock(names_.mutex_for_copy(), native_symbols_.mutex_for_copy(), threads_.mutex_for_copy(),
-                         sampler_trees) == -1;
+                         sampler_trees, selection) == -1;
   };
   auto release = [&] {
+    selection.unlock();
     sampler_trees.unlock();
     threads_.mutex_for_copy().unlock();
     native_symbols_.mutex_for_copy().unlock();
