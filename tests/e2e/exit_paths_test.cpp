@@ -1,5 +1,7 @@
 // The report is written however the program ends, and the program's exit code is kept.
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -203,6 +205,54 @@ TEST(ChildProcesses, TheLauncherWaitsForADescendantsReportWrittenAfterItEnded) {
   std::string log((std::istreambuf_iterator<char>(in)), {});
   EXPECT_NE(log.find("wrote " + child_report + ", " + child_text + "\n"), std::string::npos) << log;
   EXPECT_NE(log.find("the report is written by process "), std::string::npos) << log;
+}
+
+// A live report writer's pid (0 if none), and the pids of `parent`'s children.
+pid_t report_writer() {
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    std::ifstream comm(entry.path() / "comm");
+    std::string name;
+    if (std::getline(comm, name) && name == "umbra-writer") return pid_t(std::stoi(entry.path().filename()));
+  }
+  return 0;
+}
+
+std::string children_of(pid_t parent) {
+  std::string task = "/proc/" + std::to_string(parent) + "/task/" + std::to_string(parent) + "/children";
+  std::ifstream in(task);
+  return std::string((std::istreambuf_iterator<char>(in)), {});
+}
+
+// A signal to the launcher while it waits for a report writer ends the wait: the writer is stopped here, so without
+// that the launcher would wait for good; the writer, let go on, still writes the report.
+TEST(ChildProcesses, ASignalEndsTheLaunchersWaitForReportWriters) {
+  std::string dir = scratch_dir("child_processes_interrupted");
+  pid_t writer = 0;
+  ProcessResult r = run_process(
+      with_app({launcher_path(), "run", "-o", dir + "/r", "--"}, "ExitPaths", {"spawn-wide"}), {}, 60,
+      [&](pid_t launcher) {
+        for (int i = 0; i < 60000 && writer == 0; ++i) {
+          writer = report_writer();
+          if (writer == 0) usleep(1000);
+        }
+        if (writer == 0) return;
+        kill(writer, SIGSTOP);
+        // The program reaped: the launcher's only child is the writer (a signal before would go to the program).
+        std::string only_writer = std::to_string(writer) + " ";
+        for (int i = 0; i < 30000 && children_of(launcher) != only_writer; ++i) usleep(1000);
+        kill(launcher, SIGTERM);
+      });
+  if (writer != 0) kill(writer, SIGCONT);
+  ASSERT_NE(writer, 0) << "no report writer seen\n" << r.err;
+  EXPECT_EQ(r.exit_code, 5) << r.err;
+  EXPECT_NE(r.err.find("umbra: signal 15: not waiting for 1 report writer(s)"), std::string::npos) << r.err;
+  for (int i = 0; i < 60000 && kill(writer, 0) == 0; ++i) usleep(1000);
+  size_t child_reports = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    std::string name = entry.path().filename().string();
+    child_reports += name != "r.json" && name.rfind("r.", 0) == 0 && name.ends_with(".json");
+  }
+  EXPECT_EQ(child_reports, 1u) << "the writer let go on writes the report";
 }
 
 // The reports of the program's children, <prefix>.<pid>.json, in `dir`: how many there are whose Main counted the

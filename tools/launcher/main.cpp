@@ -178,7 +178,7 @@ int main(int argc, char** argv) {
   int status = 0;
   pid_t program = run_program(run, status);
   if (program < 0) return 127;
-  wait_for_report_writers();
+  wait_for_report_writers(signal_after_program);
   std::string prefix = run.output_prefix.value_or(
       std::getenv("UMBRA_OUTPUT") ? std::getenv("UMBRA_OUTPUT") : "./umbra-" + std::to_string(program));
   std::fputs(report_listing(prefix, status).c_str(), stderr);

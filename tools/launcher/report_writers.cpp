@@ -89,9 +89,9 @@ pid_t wait_for_program(pid_t program, int& status) {
   }
 }
 
-void wait_for_report_writers() {
+void wait_for_report_writers(int (*interrupted)()) {
   std::set<pid_t> seen;
-  for (;;) {
+  for (int scans = 0;; ++scans) {
     int status = 0;
     pid_t ended;
     while ((ended = waitpid(-1, &status, WNOHANG)) > 0) say_if_killed(ended, status, seen);
@@ -101,7 +101,13 @@ void wait_for_report_writers() {
     std::vector<pid_t> writers = writers_below(getpid());
     if (writers.empty()) return;
     seen.insert(writers.begin(), writers.end());
-    usleep(10000);
+    if (int signo = interrupted()) {
+      std::fprintf(stderr, "umbra: signal %d: not waiting for %zu report writer(s); their reports are written after "
+                   "this ends\n", signo, writers.size());
+      return;
+    }
+    // Each scan reads every process's stat: often while a writer usually ends (its first 100 ms), then less often.
+    usleep(scans < 10 ? 10000 : 50000);
   }
 }
 

@@ -16,8 +16,9 @@ void adopt_orphans();
 // launcher has no child to wait for.
 pid_t wait_for_program(pid_t program, int& status);
 
-// Once the program has ended: returns when no report writer is left among the launcher's descendants. A writer
-// that ended by a signal (its report is missing) is said.
-void wait_for_report_writers();
+// Once the program has ended: returns when no report writer is left among the launcher's descendants, or when
+// `interrupted()` gives a signal's number (the writers go on; that is said). A writer that ended by a signal (its
+// report is missing) is said.
+void wait_for_report_writers(int (*interrupted)());
 
 }  // namespace umbra::launcher

@@ -10,6 +10,8 @@ constexpr int kForwardedSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 // The program, while it runs; 0 before it starts and once it has been reaped (its pid may then be reused).
 std::atomic<pid_t> g_program{0};
 static_assert(std::atomic<pid_t>::is_always_lock_free);
+// A forwarded signal that came once the program had been reaped: nobody to pass it on to.
+std::atomic<int> g_after_program{0};
 struct sigaction g_inherited[NSIG];
 sigset_t g_inherited_mask;
 
@@ -18,6 +20,7 @@ void forward_signal(int signo, siginfo_t* info, void*) {
   pid_t program = g_program.load(std::memory_order_acquire);
   bool sent_by_a_process = info == nullptr || info->si_code <= 0;  // kill/sigqueue, not the kernel (a terminal)
   if (program > 0 && sent_by_a_process && (info == nullptr || info->si_pid != program)) kill(program, signo);
+  if (program == 0) g_after_program.store(signo, std::memory_order_relaxed);
   errno = saved_errno;
 }
 
@@ -50,5 +53,7 @@ void forward_to(pid_t program) {
   g_program.store(program, std::memory_order_release);
   if (program > 0) sigprocmask(SIG_SETMASK, &g_inherited_mask, nullptr);
 }
+
+int signal_after_program() { return g_after_program.load(std::memory_order_relaxed); }
 
 }  // namespace umbra::launcher

@@ -14,5 +14,7 @@ void start_forwarding();
 void restore_inherited_signals();
 // In the launcher once the program runs (pid > 0) and once it is reaped (0): held signals are delivered now.
 void forward_to(pid_t program);
+// A forwarded signal received once the program was reaped (0 if none): the launcher stops waiting and ends.
+int signal_after_program();
 
 }  // namespace umbra::launcher
