@@ -9,10 +9,11 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "snapshot/thread_cpu_time.h"
 #include "util/log.h"
 
 namespace umbra {
@@ -70,16 +71,13 @@ void keep_only(int keep) {
 }  // namespace
 
 bool launcher_waits_for(pid_t launched) {
-  char path[64];
+  char path[32];
   std::snprintf(path, sizeof path, "/proc/%d/stat", int(launched));
-  FILE* stat = std::fopen(path, "re");
-  if (stat == nullptr) return false;
-  char line[512];
-  bool read = std::fgets(line, sizeof line, stat) != nullptr;
-  std::fclose(stat);
-  // "pid (comm) state ...": the state follows the last ')' (a name may hold one). A zombie has ended.
-  const char* end_of_name = read ? std::strrchr(line, ')') : nullptr;
-  return end_of_name && end_of_name[1] == ' ' && end_of_name[2] != 'Z' && end_of_name[2] != 'X';
+  int stat = open(path, O_RDONLY | O_CLOEXEC);
+  if (stat < 0) return false;
+  std::optional<char> state = read_scheduler_state(stat, launched);
+  close(stat);
+  return state && *state != 'Z' && *state != 'X';  // a zombie has ended
 }
 
 ReportWriter copy_for_report(const std::function<bool()>& hold, const std::function<void()>& release) {

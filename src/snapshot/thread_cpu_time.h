@@ -21,7 +21,7 @@ uint64_t current_thread_cpu_ns();
 std::optional<char> thread_scheduler_state(pid_t tid);
 // The same in two steps, for a caller that keeps the file: /proc/self/task/TID/stat opened (-1 if it cannot be),
 // then read from its start, a fresh reading each time (nothing once the thread has ended, or if the descriptor no
-// longer holds `tid`'s file).
+// longer holds `tid`'s file). Any process's /proc/PID/stat reads the same way, with its pid.
 int open_task_stat(pid_t tid);
 std::optional<char> read_scheduler_state(int stat_fd, pid_t tid);
 
