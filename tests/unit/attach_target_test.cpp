@@ -66,6 +66,8 @@ TEST(AttachTarget, ProcessStatTellsAnEndedProcessAndALaterOne) {
   for (int i = 0; i < 1000 && !(ended = read_process_stat(child), ended && ended->state == 'Z'); ++i) usleep(1000);
   ASSERT_TRUE(ended);
   EXPECT_EQ(ended->state, 'Z') << "ended, not yet reaped";
+  EXPECT_EQ(ended->parent, getpid());
+  EXPECT_EQ(ended->name, self->name);  // a copy keeps its parent's name
   EXPECT_GE(ended->start_ticks, self->start_ticks);
   waitpid(child, nullptr, 0);
   EXPECT_FALSE(read_process_stat(child));

@@ -109,13 +109,17 @@ void read_owner(const std::string& status, AttachTarget& target) {
 std::optional<ProcessStat> read_process_stat(long long pid) {
   std::optional<std::string> stat = read_proc("/proc/" + std::to_string(pid) + "/stat");
   if (!stat) return std::nullopt;
+  size_t open_paren = stat->find('(');
   size_t paren = stat->rfind(')');  // the name may hold spaces and parentheses
-  if (paren == std::string::npos || paren + 2 >= stat->size()) return std::nullopt;
+  if (open_paren == std::string::npos || paren == std::string::npos || paren < open_paren || paren + 2 >= stat->size())
+    return std::nullopt;
   ProcessStat result;
+  result.name = stat->substr(open_paren + 1, paren - open_paren - 1);
   std::istringstream fields(stat->substr(paren + 2));
   std::string field;
   for (int i = 3; i <= 22 && fields >> field; ++i) {  // fields after the name start at 3
     if (i == 3) result.state = field[0];
+    if (i == 4) result.parent = pid_t(std::strtol(field.c_str(), nullptr, 10));
     if (i == 22) {
       result.start_ticks = std::strtoull(field.c_str(), nullptr, 10);
       return result;

@@ -32,10 +32,13 @@ struct ProcessBasics {
 };
 ProcessBasics process_basics(long long pid);
 
-// Fields 3 and 22 of /proc/{pid}/stat: the state ('Z' for a process that has ended but not been reaped) and the
-// start time, which tells the process from a later one given the same pid. Nothing when no process has the pid.
+// Fields 2, 3, 4 and 22 of /proc/{pid}/stat: the name, the state ('Z' for a process that has ended but not been
+// reaped), the parent's pid, and the start time, which tells the process from a later one given the same pid.
+// Nothing when no process has the pid.
 struct ProcessStat {
+  std::string name;
   char state = '?';
+  pid_t parent = 0;
   unsigned long long start_ticks = 0;
 };
 std::optional<ProcessStat> read_process_stat(long long pid);

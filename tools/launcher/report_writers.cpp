@@ -8,12 +8,12 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
+#include <optional>
 #include <set>
-#include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "attach_target.h"
 #include "profiler/report_writer_process.h"
 
 namespace umbra::launcher {
@@ -24,7 +24,7 @@ struct ProcessEntry {
   bool writer = false;  // a live report writer
 };
 
-// Every process's parent, and whether it is a live report writer, from /proc/PID/stat ("pid (comm) state ppid").
+// Every process's parent, and whether it is a live report writer.
 std::unordered_map<pid_t, ProcessEntry> processes() {
   std::unordered_map<pid_t, ProcessEntry> all;
   DIR* proc = opendir("/proc");
@@ -33,20 +33,8 @@ std::unordered_map<pid_t, ProcessEntry> processes() {
     char* end = nullptr;
     long pid = std::strtol(entry->d_name, &end, 10);
     if (pid <= 0 || *end != '\0') continue;
-    char path[64], line[512];
-    std::snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-    FILE* stat = std::fopen(path, "re");
-    if (stat == nullptr) continue;
-    bool read = std::fgets(line, sizeof line, stat) != nullptr;
-    std::fclose(stat);
-    const char* name = read ? std::strchr(line, '(') : nullptr;
-    const char* end_of_name = read ? std::strrchr(line, ')') : nullptr;
-    if (name == nullptr || end_of_name == nullptr || end_of_name < name) continue;
-    char state = 0;
-    int parent = 0;
-    if (std::sscanf(end_of_name + 1, " %c %d", &state, &parent) != 2) continue;
-    std::string comm(name + 1, end_of_name);
-    all[pid_t(pid)] = {pid_t(parent), comm == kReportWriterName && state != 'Z' && state != 'X'};
+    if (std::optional<ProcessStat> stat = read_process_stat(pid))
+      all[pid_t(pid)] = {stat->parent, stat->name == kReportWriterName && stat->state != 'Z' && stat->state != 'X'};
   }
   closedir(proc);
   return all;
