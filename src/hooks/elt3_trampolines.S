@@ -13,7 +13,8 @@
 // - umbra_elt3_try_enter/leave/tailcall (elt3_fast_path.cpp): the same cases under the exact clock, and the rest of
 //   what needs no new node (a child searched for, a tail call's callee found so), compiled without vector
 //   instructions and calling nothing, so only the general scratch registers are saved around them.
-// - The slow path: everything saved, the stack realigned to 16 bytes, the full C++ hook.
+// - The slow path: everything saved (the vector registers at the width the machine has), the stack realigned to 16
+//   bytes, the full C++ hook.
 // Sanitizer builds (UMBRA_NO_ELT3_FAST_PATH) take the slow path for everything, so that every hook's work is
 // instrumented.
 // Hot path: no blocking, allocation, logging or throwing (see shadow_hooks.h).
@@ -27,8 +28,13 @@
 // Defined in C++ (tick_clock.h) and never exported: reached PC-relative.
 .hidden umbra_hook_clock
 
-#define XMM_BYTES 128
-#define SAVE_BYTES 208  /* xmm0-7 (128) + 9 general registers (72), rounded up to 16 */
+// What JIT-compiled code keeps in vector registers 0-7 across a hook (arguments, return values) is their full width,
+// ymm or zmm where the machine has them, and the C++ behind the slow path may write them whole: the C library's AVX
+// string functions end with vzeroupper, which clears every upper half. umbra_hook_vector_width (shadow_hooks.cpp)
+// says how wide they are here: 0 xmm, 1 ymm, 2 zmm.
+.hidden umbra_hook_vector_width
+#define VECTOR_BYTES 512  /* registers 0-7, 64 bytes each whatever their width */
+#define SAVE_BYTES 592    /* the vectors (512) + 9 general registers (72), rounded up to 16 */
 
 .macro SAVE_AND_ALIGN
   push %rbp
@@ -38,43 +44,91 @@
   .cfi_def_cfa_register %rbp
   and $-16, %rsp
   sub $SAVE_BYTES, %rsp
-  movaps %xmm0, 0(%rsp)
-  movaps %xmm1, 16(%rsp)
-  movaps %xmm2, 32(%rsp)
-  movaps %xmm3, 48(%rsp)
-  movaps %xmm4, 64(%rsp)
-  movaps %xmm5, 80(%rsp)
-  movaps %xmm6, 96(%rsp)
-  movaps %xmm7, 112(%rsp)
-  mov %rax, XMM_BYTES+0(%rsp)
-  mov %rdi, XMM_BYTES+8(%rsp)
-  mov %rsi, XMM_BYTES+16(%rsp)
-  mov %rdx, XMM_BYTES+24(%rsp)
-  mov %rcx, XMM_BYTES+32(%rsp)
-  mov %r8, XMM_BYTES+40(%rsp)
-  mov %r9, XMM_BYTES+48(%rsp)
-  mov %r10, XMM_BYTES+56(%rsp)
-  mov %r11, XMM_BYTES+64(%rsp)
+  mov %rax, VECTOR_BYTES+0(%rsp)
+  mov %rdi, VECTOR_BYTES+8(%rsp)
+  mov %rsi, VECTOR_BYTES+16(%rsp)
+  mov %rdx, VECTOR_BYTES+24(%rsp)
+  mov %rcx, VECTOR_BYTES+32(%rsp)
+  mov %r8, VECTOR_BYTES+40(%rsp)
+  mov %r9, VECTOR_BYTES+48(%rsp)
+  mov %r10, VECTOR_BYTES+56(%rsp)
+  mov %r11, VECTOR_BYTES+64(%rsp)
+  cmpb $1, umbra_hook_vector_width(%rip)
+  ja .Lsave_zmm\@
+  je .Lsave_ymm\@
+  movdqu %xmm0, 0(%rsp)
+  movdqu %xmm1, 64(%rsp)
+  movdqu %xmm2, 128(%rsp)
+  movdqu %xmm3, 192(%rsp)
+  movdqu %xmm4, 256(%rsp)
+  movdqu %xmm5, 320(%rsp)
+  movdqu %xmm6, 384(%rsp)
+  movdqu %xmm7, 448(%rsp)
+  jmp .Lsaved\@
+.Lsave_ymm\@:
+  vmovdqu %ymm0, 0(%rsp)
+  vmovdqu %ymm1, 64(%rsp)
+  vmovdqu %ymm2, 128(%rsp)
+  vmovdqu %ymm3, 192(%rsp)
+  vmovdqu %ymm4, 256(%rsp)
+  vmovdqu %ymm5, 320(%rsp)
+  vmovdqu %ymm6, 384(%rsp)
+  vmovdqu %ymm7, 448(%rsp)
+  jmp .Lsaved\@
+.Lsave_zmm\@:
+  vmovdqu64 %zmm0, 0(%rsp)
+  vmovdqu64 %zmm1, 64(%rsp)
+  vmovdqu64 %zmm2, 128(%rsp)
+  vmovdqu64 %zmm3, 192(%rsp)
+  vmovdqu64 %zmm4, 256(%rsp)
+  vmovdqu64 %zmm5, 320(%rsp)
+  vmovdqu64 %zmm6, 384(%rsp)
+  vmovdqu64 %zmm7, 448(%rsp)
+.Lsaved\@:
 .endm
 
 .macro RESTORE_AND_RETURN
-  movaps 0(%rsp), %xmm0
-  movaps 16(%rsp), %xmm1
-  movaps 32(%rsp), %xmm2
-  movaps 48(%rsp), %xmm3
-  movaps 64(%rsp), %xmm4
-  movaps 80(%rsp), %xmm5
-  movaps 96(%rsp), %xmm6
-  movaps 112(%rsp), %xmm7
-  mov XMM_BYTES+0(%rsp), %rax
-  mov XMM_BYTES+8(%rsp), %rdi
-  mov XMM_BYTES+16(%rsp), %rsi
-  mov XMM_BYTES+24(%rsp), %rdx
-  mov XMM_BYTES+32(%rsp), %rcx
-  mov XMM_BYTES+40(%rsp), %r8
-  mov XMM_BYTES+48(%rsp), %r9
-  mov XMM_BYTES+56(%rsp), %r10
-  mov XMM_BYTES+64(%rsp), %r11
+  cmpb $1, umbra_hook_vector_width(%rip)
+  ja .Lrestore_zmm\@
+  je .Lrestore_ymm\@
+  movdqu 0(%rsp), %xmm0
+  movdqu 64(%rsp), %xmm1
+  movdqu 128(%rsp), %xmm2
+  movdqu 192(%rsp), %xmm3
+  movdqu 256(%rsp), %xmm4
+  movdqu 320(%rsp), %xmm5
+  movdqu 384(%rsp), %xmm6
+  movdqu 448(%rsp), %xmm7
+  jmp .Lrestored\@
+.Lrestore_ymm\@:
+  vmovdqu 0(%rsp), %ymm0
+  vmovdqu 64(%rsp), %ymm1
+  vmovdqu 128(%rsp), %ymm2
+  vmovdqu 192(%rsp), %ymm3
+  vmovdqu 256(%rsp), %ymm4
+  vmovdqu 320(%rsp), %ymm5
+  vmovdqu 384(%rsp), %ymm6
+  vmovdqu 448(%rsp), %ymm7
+  jmp .Lrestored\@
+.Lrestore_zmm\@:
+  vmovdqu64 0(%rsp), %zmm0
+  vmovdqu64 64(%rsp), %zmm1
+  vmovdqu64 128(%rsp), %zmm2
+  vmovdqu64 192(%rsp), %zmm3
+  vmovdqu64 256(%rsp), %zmm4
+  vmovdqu64 320(%rsp), %zmm5
+  vmovdqu64 384(%rsp), %zmm6
+  vmovdqu64 448(%rsp), %zmm7
+.Lrestored\@:
+  mov VECTOR_BYTES+0(%rsp), %rax
+  mov VECTOR_BYTES+8(%rsp), %rdi
+  mov VECTOR_BYTES+16(%rsp), %rsi
+  mov VECTOR_BYTES+24(%rsp), %rdx
+  mov VECTOR_BYTES+32(%rsp), %rcx
+  mov VECTOR_BYTES+40(%rsp), %r8
+  mov VECTOR_BYTES+48(%rsp), %r9
+  mov VECTOR_BYTES+56(%rsp), %r10
+  mov VECTOR_BYTES+64(%rsp), %r11
   mov %rbp, %rsp
   .cfi_def_cfa_register %rsp
   pop %rbp

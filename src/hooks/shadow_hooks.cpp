@@ -78,6 +78,16 @@ void noop_tailcall2(clr::FunctionID, clr::UINT_PTR, clr::COR_PRF_FRAME_INFO) {}
 
 }  // namespace umbra::hooks
 
+namespace {
+uint8_t widest_vector_registers() {
+  __builtin_cpu_init();  // a static initializer may run before the C runtime's own detection
+  if (__builtin_cpu_supports("avx512f")) return 2;
+  return __builtin_cpu_supports("avx") ? 1 : 0;
+}
+}  // namespace
+
+extern "C" __attribute__((visibility("hidden"))) uint8_t umbra_hook_vector_width = widest_vector_registers();
+
 // Without a FunctionIDMapper2, FunctionIDOrClientID is the FunctionID.
 void umbra_elt3_on_enter(umbra::clr::FunctionIDOrClientID function) { umbra::hooks::hook_enter(function); }
 void umbra_elt3_on_leave(umbra::clr::FunctionIDOrClientID function) { umbra::hooks::hook_leave(function); }

@@ -57,6 +57,10 @@ void umbra_elt3_noop(umbra::clr::FunctionIDOrClientID);
 bool umbra_elt3_try_enter(umbra::clr::FunctionIDOrClientID);
 bool umbra_elt3_try_leave(umbra::clr::FunctionIDOrClientID);
 bool umbra_elt3_try_tailcall(umbra::clr::FunctionIDOrClientID);
+// How wide the vector registers are that the trampolines' slow path saves: 0 xmm, 1 ymm (AVX), 2 zmm (AVX-512F),
+// each only where the CPU and the kernel both support it. Set when the library loads, before any hook runs; tests
+// lower it to reach the narrower paths.
+extern uint8_t umbra_hook_vector_width;
 // False where the fast path is compiled out (sanitizer builds): the functions above then always answer false.
 extern const bool umbra_elt3_fast_path_built;
 // The slow path: what the trampolines call, with every register the managed code needs already saved.

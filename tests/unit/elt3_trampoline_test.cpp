@@ -17,15 +17,28 @@
 struct RegisterDump {
   uint64_t rax, rdi, rsi, rdx, rcx, r8, r9, r10, r11, r14;
   uint64_t xmm[8][2];
+  uint64_t wide[8][8];  // vector registers 0-7 at the width umbra_test_vector_width names
 };
 
-extern "C" void umbra_test_call_hook(void (*hook)(umbra::clr::FunctionIDOrClientID), uint64_t r14_value,
-                                     uint64_t rdi_value, RegisterDump* out, uint64_t misalign_words);
+extern "C" {
+void umbra_test_call_hook(void (*hook)(umbra::clr::FunctionIDOrClientID), uint64_t r14_value, uint64_t rdi_value,
+                          RegisterDump* out, uint64_t misalign_words);
+extern const uint64_t umbra_test_wide_sentinels[8][8];
+// 0: the probe sets and reads xmm0-7 only; 1: ymm0-7; 2: zmm0-7.
+uint8_t umbra_test_vector_width = 0;
+}
 
 namespace umbra {
 namespace {
 
 using testing::small_limits;
+
+uint8_t widest_vectors() {
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f")) return 2;
+  return __builtin_cpu_supports("avx") ? 1 : 0;
+}
+const uint8_t kWidestVectors = umbra_test_vector_width = widest_vectors();
 
 void expect_preserved(const RegisterDump& d, uint64_t r14, uint64_t rdi) {
   EXPECT_EQ(d.rax, 0xa0a0a0a0a0a0a0a0u);
@@ -42,9 +55,36 @@ void expect_preserved(const RegisterDump& d, uint64_t r14, uint64_t rdi) {
     EXPECT_EQ(d.xmm[i][0], 0xb0b0b0b0b0b0b0b0u + i * 0x0101010101010101u) << "xmm" << i;
     EXPECT_EQ(d.xmm[i][1], 0xc0c0c0c0c0c0c0c0u + i * 0x0101010101010101u) << "xmm" << i;
   }
+  // Managed code passes and returns vectors in these registers at their full width.
+  const int words = umbra_test_vector_width == 2 ? 8 : umbra_test_vector_width == 1 ? 4 : 0;
+  for (int i = 0; i < 8; ++i)
+    for (int w = 0; w < words; ++w)
+      EXPECT_EQ(d.wide[i][w], umbra_test_wide_sentinels[i][w]) << "vector register " << i << ", word " << w;
 }
 
-clr::ThreadID test_thread_id() { return 77; }
+// Runs inside the slow path (a thread's first hook claims its shadow), and writes every vector argument register at
+// its full width, as the C++ behind the slow path may through the C library's AVX string functions.
+clr::ThreadID test_thread_id() {
+  if (umbra_test_vector_width == 2) {
+    asm volatile(
+        "vpternlogd $0xff, %%zmm0, %%zmm0, %%zmm0\n vpternlogd $0xff, %%zmm1, %%zmm1, %%zmm1\n"
+        "vpternlogd $0xff, %%zmm2, %%zmm2, %%zmm2\n vpternlogd $0xff, %%zmm3, %%zmm3, %%zmm3\n"
+        "vpternlogd $0xff, %%zmm4, %%zmm4, %%zmm4\n vpternlogd $0xff, %%zmm5, %%zmm5, %%zmm5\n"
+        "vpternlogd $0xff, %%zmm6, %%zmm6, %%zmm6\n vpternlogd $0xff, %%zmm7, %%zmm7, %%zmm7\n vzeroupper" ::
+            : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7");
+  } else if (umbra_test_vector_width == 1) {
+    asm volatile(
+        "vpcmpeqd %%ymm0, %%ymm0, %%ymm0\n vpcmpeqd %%ymm1, %%ymm1, %%ymm1\n vpcmpeqd %%ymm2, %%ymm2, %%ymm2\n"
+        "vpcmpeqd %%ymm3, %%ymm3, %%ymm3\n vpcmpeqd %%ymm4, %%ymm4, %%ymm4\n vpcmpeqd %%ymm5, %%ymm5, %%ymm5\n"
+        "vpcmpeqd %%ymm6, %%ymm6, %%ymm6\n vpcmpeqd %%ymm7, %%ymm7, %%ymm7\n vzeroupper" ::
+            : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7");
+  }
+  asm volatile(
+      "pcmpeqd %%xmm0, %%xmm0\n pcmpeqd %%xmm1, %%xmm1\n pcmpeqd %%xmm2, %%xmm2\n pcmpeqd %%xmm3, %%xmm3\n"
+      "pcmpeqd %%xmm4, %%xmm4\n pcmpeqd %%xmm5, %%xmm5\n pcmpeqd %%xmm6, %%xmm6\n pcmpeqd %%xmm7, %%xmm7" ::
+          : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7");
+  return 77;
+}
 
 // A prepared pool for the calling thread's first hook; its shadow is forgotten afterwards.
 class Elt3Hooks {
@@ -139,12 +179,45 @@ TEST_P(Elt3Trampolines, TheFastPathsPreserveEveryRegisterAndCountEveryCall) {
   EXPECT_EQ(shadow->leaves(), 3u);
 }
 
+// A thread whose first hook is a leave (its method began before the hooks): the leave's slow path claims the
+// shadow, and the return registers, vectors at full width included, still reach the caller.
+TEST_P(Elt3Trampolines, ALeaveAsAThreadsFirstHookPreservesEveryRegister) {
+  RegisterDump dump{};
+  umbra_test_call_hook(&umbra_elt3_leave, 0x6666, 0x1000, &dump, GetParam().misalign_words);
+  expect_preserved(dump, 0x6666, 0x1000);
+  ASSERT_NE(hooks::existing_shadow(), nullptr);
+  EXPECT_EQ(hooks::existing_shadow()->depth(), 0u);
+}
+
 TEST_P(Elt3Trampolines, TheFloorPreservesEverythingAndRecordsNothing) {
   RegisterDump dump{};
   umbra_test_call_hook(&umbra_elt3_noop, 0x42, 0x43, &dump, GetParam().misalign_words);
   expect_preserved(dump, 0x42, 0x43);
   EXPECT_EQ(hooks::existing_shadow(), nullptr);
 }
+
+// Each width the slow path may save at, as on a machine whose widest vector registers are those: the slow path keeps
+// them whole while the C++ behind it writes them at that width.
+class Elt3SlowPathVectors : public ::testing::TestWithParam<uint8_t>, protected Elt3Hooks {
+ protected:
+  void SetUp() override {
+    if (GetParam() > kWidestVectors) GTEST_SKIP() << "this machine's vector registers are narrower";
+    umbra_hook_vector_width = umbra_test_vector_width = GetParam();
+  }
+  void TearDown() override { umbra_hook_vector_width = umbra_test_vector_width = kWidestVectors; }
+};
+
+TEST_P(Elt3SlowPathVectors, EnterAndLeaveKeepTheVectorRegistersWhole) {
+  RegisterDump dump{};
+  umbra_test_call_hook(&umbra_elt3_enter, 0x1000, 0xd1d1d1d1d1d1d1d1u, &dump, 0);
+  expect_preserved(dump, 0x1000, 0xd1d1d1d1d1d1d1d1u);
+  hooks::release_current_shadow();
+  pool_.prepare(1);
+  umbra_test_call_hook(&umbra_elt3_leave, 0x6666, 0x1000, &dump, 1);
+  expect_preserved(dump, 0x6666, 0x1000);
+}
+
+INSTANTIATE_TEST_SUITE_P(XmmYmmZmm, Elt3SlowPathVectors, ::testing::Values(uint8_t{0}, uint8_t{1}, uint8_t{2}));
 
 // The fast path answers the common enter and leave and nothing else; when it declines, nothing has changed.
 TEST_F(Elt3FastPath, AnswersOnlyTheCommonCasesAndOtherwiseChangesNothing) {

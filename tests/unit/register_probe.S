@@ -3,7 +3,8 @@
 //
 // void umbra_test_call_hook(void (*hook)(void), uint64_t r14_value, uint64_t rdi_value, RegisterDump* out,
 //                           uint64_t misalign_words)
-// RegisterDump: rax, rdi, rsi, rdx, rcx, r8, r9, r10, r11, r14 (8 bytes each), then xmm0..xmm7 (16 bytes each).
+// RegisterDump: rax, rdi, rsi, rdx, rcx, r8, r9, r10, r11, r14 (8 bytes each), then xmm0..xmm7 (16 bytes each),
+// then vector registers 0-7 at the width umbra_test_vector_width names (1: ymm, 2: zmm; 64 bytes each).
 // misalign_words (0 or 1) shifts the stack by 8 bytes at the call, as a prolog may leave it.
 
   .text
@@ -37,6 +38,28 @@ umbra_test_call_hook:
   movdqu xmm_sentinels+80(%rip), %xmm5
   movdqu xmm_sentinels+96(%rip), %xmm6
   movdqu xmm_sentinels+112(%rip), %xmm7
+  cmpb $1, umbra_test_vector_width(%rip)
+  jb 2f
+  ja 1f
+  vmovdqu wide_sentinels+0(%rip), %ymm0
+  vmovdqu wide_sentinels+64(%rip), %ymm1
+  vmovdqu wide_sentinels+128(%rip), %ymm2
+  vmovdqu wide_sentinels+192(%rip), %ymm3
+  vmovdqu wide_sentinels+256(%rip), %ymm4
+  vmovdqu wide_sentinels+320(%rip), %ymm5
+  vmovdqu wide_sentinels+384(%rip), %ymm6
+  vmovdqu wide_sentinels+448(%rip), %ymm7
+  jmp 2f
+1:
+  vmovdqu64 wide_sentinels+0(%rip), %zmm0
+  vmovdqu64 wide_sentinels+64(%rip), %zmm1
+  vmovdqu64 wide_sentinels+128(%rip), %zmm2
+  vmovdqu64 wide_sentinels+192(%rip), %zmm3
+  vmovdqu64 wide_sentinels+256(%rip), %zmm4
+  vmovdqu64 wide_sentinels+320(%rip), %zmm5
+  vmovdqu64 wide_sentinels+384(%rip), %zmm6
+  vmovdqu64 wide_sentinels+448(%rip), %zmm7
+2:
   movabs $0xa0a0a0a0a0a0a0a0, %rax
   movabs $0xa1a1a1a1a1a1a1a1, %rsi
   movabs $0xa2a2a2a2a2a2a2a2, %rdx
@@ -64,6 +87,30 @@ umbra_test_call_hook:
   movdqu %xmm5, 160(%r12)
   movdqu %xmm6, 176(%r12)
   movdqu %xmm7, 192(%r12)
+  cmpb $1, umbra_test_vector_width(%rip)
+  jb 2f
+  ja 1f
+  vmovdqu %ymm0, 208(%r12)
+  vmovdqu %ymm1, 272(%r12)
+  vmovdqu %ymm2, 336(%r12)
+  vmovdqu %ymm3, 400(%r12)
+  vmovdqu %ymm4, 464(%r12)
+  vmovdqu %ymm5, 528(%r12)
+  vmovdqu %ymm6, 592(%r12)
+  vmovdqu %ymm7, 656(%r12)
+  vzeroupper
+  jmp 2f
+1:
+  vmovdqu64 %zmm0, 208(%r12)
+  vmovdqu64 %zmm1, 272(%r12)
+  vmovdqu64 %zmm2, 336(%r12)
+  vmovdqu64 %zmm3, 400(%r12)
+  vmovdqu64 %zmm4, 464(%r12)
+  vmovdqu64 %zmm5, 528(%r12)
+  vmovdqu64 %zmm6, 592(%r12)
+  vmovdqu64 %zmm7, 656(%r12)
+  vzeroupper
+2:
   lea -40(%rbp), %rsp
   pop %r15
   pop %r14
@@ -89,5 +136,19 @@ xmm_sentinels:
   .quad 0xb5b5b5b5b5b5b5b5, 0xc5c5c5c5c5c5c5c5
   .quad 0xb6b6b6b6b6b6b6b6, 0xc6c6c6c6c6c6c6c6
   .quad 0xb7b7b7b7b7b7b7b7, 0xc7c7c7c7c7c7c7c7
+
+  // Vector registers 0-7 at their widest: the low 16 bytes of each as above, the rest distinct per register and word.
+  .p2align 6
+  .globl umbra_test_wide_sentinels
+umbra_test_wide_sentinels:
+wide_sentinels:
+  .quad 0xb0b0b0b0b0b0b0b0, 0xc0c0c0c0c0c0c0c0, 0xd0d0d0d0d0d0d0d0, 0xd1d0d0d0d0d0d0d0, 0xd2d0d0d0d0d0d0d0, 0xd3d0d0d0d0d0d0d0, 0xd4d0d0d0d0d0d0d0, 0xd5d0d0d0d0d0d0d0
+  .quad 0xb1b1b1b1b1b1b1b1, 0xc1c1c1c1c1c1c1c1, 0xd1d1d1d1d1d1d1d1, 0xd2d1d1d1d1d1d1d1, 0xd3d1d1d1d1d1d1d1, 0xd4d1d1d1d1d1d1d1, 0xd5d1d1d1d1d1d1d1, 0xd6d1d1d1d1d1d1d1
+  .quad 0xb2b2b2b2b2b2b2b2, 0xc2c2c2c2c2c2c2c2, 0xd2d2d2d2d2d2d2d2, 0xd3d2d2d2d2d2d2d2, 0xd4d2d2d2d2d2d2d2, 0xd5d2d2d2d2d2d2d2, 0xd6d2d2d2d2d2d2d2, 0xd7d2d2d2d2d2d2d2
+  .quad 0xb3b3b3b3b3b3b3b3, 0xc3c3c3c3c3c3c3c3, 0xd3d3d3d3d3d3d3d3, 0xd4d3d3d3d3d3d3d3, 0xd5d3d3d3d3d3d3d3, 0xd6d3d3d3d3d3d3d3, 0xd7d3d3d3d3d3d3d3, 0xd8d3d3d3d3d3d3d3
+  .quad 0xb4b4b4b4b4b4b4b4, 0xc4c4c4c4c4c4c4c4, 0xd4d4d4d4d4d4d4d4, 0xd5d4d4d4d4d4d4d4, 0xd6d4d4d4d4d4d4d4, 0xd7d4d4d4d4d4d4d4, 0xd8d4d4d4d4d4d4d4, 0xd9d4d4d4d4d4d4d4
+  .quad 0xb5b5b5b5b5b5b5b5, 0xc5c5c5c5c5c5c5c5, 0xd5d5d5d5d5d5d5d5, 0xd6d5d5d5d5d5d5d5, 0xd7d5d5d5d5d5d5d5, 0xd8d5d5d5d5d5d5d5, 0xd9d5d5d5d5d5d5d5, 0xdad5d5d5d5d5d5d5
+  .quad 0xb6b6b6b6b6b6b6b6, 0xc6c6c6c6c6c6c6c6, 0xd6d6d6d6d6d6d6d6, 0xd7d6d6d6d6d6d6d6, 0xd8d6d6d6d6d6d6d6, 0xd9d6d6d6d6d6d6d6, 0xdad6d6d6d6d6d6d6, 0xdbd6d6d6d6d6d6d6
+  .quad 0xb7b7b7b7b7b7b7b7, 0xc7c7c7c7c7c7c7c7, 0xd7d7d7d7d7d7d7d7, 0xd8d7d7d7d7d7d7d7, 0xd9d7d7d7d7d7d7d7, 0xdad7d7d7d7d7d7d7, 0xdbd7d7d7d7d7d7d7, 0xdcd7d7d7d7d7d7d7
 
   .section .note.GNU-stack,"",@progbits
