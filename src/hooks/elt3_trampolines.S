@@ -28,10 +28,10 @@
 // Defined in C++ (tick_clock.h) and never exported: reached PC-relative.
 .hidden umbra_hook_clock
 
-// What JIT-compiled code keeps in vector registers 0-7 across a hook (arguments, return values) is their full width,
-// ymm or zmm where the machine has them, and the C++ behind the slow path may write them whole: the C library's AVX
-// string functions end with vzeroupper, which clears every upper half. umbra_hook_vector_width (shadow_hooks.cpp)
-// says how wide they are here: 0 xmm, 1 ymm, 2 zmm.
+// The JIT counts on a hook to keep the argument and return registers, and a value it holds in vector registers 0-7
+// across a hook may use their full width (ymm, zmm): with only xmm0-7 kept, a web API's vectorized header check
+// failed whenever the C++ behind the slow path ran the C library's AVX string functions, whose vzeroupper clears
+// every upper half. umbra_hook_vector_width (shadow_hooks.cpp) says how wide they are here: 0 xmm, 1 ymm, 2 zmm.
 .hidden umbra_hook_vector_width
 #define VECTOR_BYTES 512  /* registers 0-7, 64 bytes each whatever their width */
 #define SAVE_BYTES 592    /* the vectors (512) + 9 general registers (72), rounded up to 16 */
