@@ -36,6 +36,19 @@
 #define VECTOR_BYTES 512  /* registers 0-7, 64 bytes each whatever their width */
 #define SAVE_BYTES 592    /* the vectors (512) + 9 general registers (72), rounded up to 16 */
 
+// Vector registers 0-7 to or from the save area, 64 bytes apart, with \move at width \reg (xmm, ymm or zmm).
+.macro VECTORS_TO_STACK move, reg
+.irp n, 0, 1, 2, 3, 4, 5, 6, 7
+  \move %\reg\()\n, \n*64(%rsp)
+.endr
+.endm
+
+.macro VECTORS_FROM_STACK move, reg
+.irp n, 0, 1, 2, 3, 4, 5, 6, 7
+  \move \n*64(%rsp), %\reg\()\n
+.endr
+.endm
+
 .macro SAVE_AND_ALIGN
   push %rbp
   .cfi_def_cfa_offset 16
@@ -56,34 +69,13 @@
   cmpb $1, umbra_hook_vector_width(%rip)
   ja .Lsave_zmm\@
   je .Lsave_ymm\@
-  movdqu %xmm0, 0(%rsp)
-  movdqu %xmm1, 64(%rsp)
-  movdqu %xmm2, 128(%rsp)
-  movdqu %xmm3, 192(%rsp)
-  movdqu %xmm4, 256(%rsp)
-  movdqu %xmm5, 320(%rsp)
-  movdqu %xmm6, 384(%rsp)
-  movdqu %xmm7, 448(%rsp)
+  VECTORS_TO_STACK movdqu, xmm
   jmp .Lsaved\@
 .Lsave_ymm\@:
-  vmovdqu %ymm0, 0(%rsp)
-  vmovdqu %ymm1, 64(%rsp)
-  vmovdqu %ymm2, 128(%rsp)
-  vmovdqu %ymm3, 192(%rsp)
-  vmovdqu %ymm4, 256(%rsp)
-  vmovdqu %ymm5, 320(%rsp)
-  vmovdqu %ymm6, 384(%rsp)
-  vmovdqu %ymm7, 448(%rsp)
+  VECTORS_TO_STACK vmovdqu, ymm
   jmp .Lsaved\@
 .Lsave_zmm\@:
-  vmovdqu64 %zmm0, 0(%rsp)
-  vmovdqu64 %zmm1, 64(%rsp)
-  vmovdqu64 %zmm2, 128(%rsp)
-  vmovdqu64 %zmm3, 192(%rsp)
-  vmovdqu64 %zmm4, 256(%rsp)
-  vmovdqu64 %zmm5, 320(%rsp)
-  vmovdqu64 %zmm6, 384(%rsp)
-  vmovdqu64 %zmm7, 448(%rsp)
+  VECTORS_TO_STACK vmovdqu64, zmm
 .Lsaved\@:
 .endm
 
@@ -91,34 +83,13 @@
   cmpb $1, umbra_hook_vector_width(%rip)
   ja .Lrestore_zmm\@
   je .Lrestore_ymm\@
-  movdqu 0(%rsp), %xmm0
-  movdqu 64(%rsp), %xmm1
-  movdqu 128(%rsp), %xmm2
-  movdqu 192(%rsp), %xmm3
-  movdqu 256(%rsp), %xmm4
-  movdqu 320(%rsp), %xmm5
-  movdqu 384(%rsp), %xmm6
-  movdqu 448(%rsp), %xmm7
+  VECTORS_FROM_STACK movdqu, xmm
   jmp .Lrestored\@
 .Lrestore_ymm\@:
-  vmovdqu 0(%rsp), %ymm0
-  vmovdqu 64(%rsp), %ymm1
-  vmovdqu 128(%rsp), %ymm2
-  vmovdqu 192(%rsp), %ymm3
-  vmovdqu 256(%rsp), %ymm4
-  vmovdqu 320(%rsp), %ymm5
-  vmovdqu 384(%rsp), %ymm6
-  vmovdqu 448(%rsp), %ymm7
+  VECTORS_FROM_STACK vmovdqu, ymm
   jmp .Lrestored\@
 .Lrestore_zmm\@:
-  vmovdqu64 0(%rsp), %zmm0
-  vmovdqu64 64(%rsp), %zmm1
-  vmovdqu64 128(%rsp), %zmm2
-  vmovdqu64 192(%rsp), %zmm3
-  vmovdqu64 256(%rsp), %zmm4
-  vmovdqu64 320(%rsp), %zmm5
-  vmovdqu64 384(%rsp), %zmm6
-  vmovdqu64 448(%rsp), %zmm7
+  VECTORS_FROM_STACK vmovdqu64, zmm
 .Lrestored\@:
   mov VECTOR_BYTES+0(%rsp), %rax
   mov VECTOR_BYTES+8(%rsp), %rdi

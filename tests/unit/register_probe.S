@@ -7,6 +7,20 @@
 // then vector registers 0-7 at the width umbra_test_vector_width names (1: ymm, 2: zmm; 64 bytes each).
 // misalign_words (0 or 1) shifts the stack by 8 bytes at the call, as a prolog may leave it.
 
+// Vector registers 0-7 from the wide sentinels, or into the dump after its xmm part, with \move at width \reg.
+.macro WIDE_SENTINELS move, reg
+.irp n, 0, 1, 2, 3, 4, 5, 6, 7
+  \move wide_sentinels+\n*64(%rip), %\reg\()\n
+.endr
+.endm
+
+.macro WIDE_DUMP move, reg
+.irp n, 0, 1, 2, 3, 4, 5, 6, 7
+  \move %\reg\()\n, 208+\n*64(%r12)
+.endr
+  vzeroupper
+.endm
+
   .text
   .p2align 4
   .globl umbra_test_call_hook
@@ -41,24 +55,10 @@ umbra_test_call_hook:
   cmpb $1, umbra_test_vector_width(%rip)
   jb 2f
   ja 1f
-  vmovdqu wide_sentinels+0(%rip), %ymm0
-  vmovdqu wide_sentinels+64(%rip), %ymm1
-  vmovdqu wide_sentinels+128(%rip), %ymm2
-  vmovdqu wide_sentinels+192(%rip), %ymm3
-  vmovdqu wide_sentinels+256(%rip), %ymm4
-  vmovdqu wide_sentinels+320(%rip), %ymm5
-  vmovdqu wide_sentinels+384(%rip), %ymm6
-  vmovdqu wide_sentinels+448(%rip), %ymm7
+  WIDE_SENTINELS vmovdqu, ymm
   jmp 2f
 1:
-  vmovdqu64 wide_sentinels+0(%rip), %zmm0
-  vmovdqu64 wide_sentinels+64(%rip), %zmm1
-  vmovdqu64 wide_sentinels+128(%rip), %zmm2
-  vmovdqu64 wide_sentinels+192(%rip), %zmm3
-  vmovdqu64 wide_sentinels+256(%rip), %zmm4
-  vmovdqu64 wide_sentinels+320(%rip), %zmm5
-  vmovdqu64 wide_sentinels+384(%rip), %zmm6
-  vmovdqu64 wide_sentinels+448(%rip), %zmm7
+  WIDE_SENTINELS vmovdqu64, zmm
 2:
   movabs $0xa0a0a0a0a0a0a0a0, %rax
   movabs $0xa1a1a1a1a1a1a1a1, %rsi
@@ -90,26 +90,10 @@ umbra_test_call_hook:
   cmpb $1, umbra_test_vector_width(%rip)
   jb 2f
   ja 1f
-  vmovdqu %ymm0, 208(%r12)
-  vmovdqu %ymm1, 272(%r12)
-  vmovdqu %ymm2, 336(%r12)
-  vmovdqu %ymm3, 400(%r12)
-  vmovdqu %ymm4, 464(%r12)
-  vmovdqu %ymm5, 528(%r12)
-  vmovdqu %ymm6, 592(%r12)
-  vmovdqu %ymm7, 656(%r12)
-  vzeroupper
+  WIDE_DUMP vmovdqu, ymm
   jmp 2f
 1:
-  vmovdqu64 %zmm0, 208(%r12)
-  vmovdqu64 %zmm1, 272(%r12)
-  vmovdqu64 %zmm2, 336(%r12)
-  vmovdqu64 %zmm3, 400(%r12)
-  vmovdqu64 %zmm4, 464(%r12)
-  vmovdqu64 %zmm5, 528(%r12)
-  vmovdqu64 %zmm6, 592(%r12)
-  vmovdqu64 %zmm7, 656(%r12)
-  vzeroupper
+  WIDE_DUMP vmovdqu64, zmm
 2:
   lea -40(%rbp), %rsp
   pop %r15
