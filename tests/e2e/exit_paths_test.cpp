@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -207,15 +208,31 @@ TEST(ChildProcesses, TheLauncherWaitsForADescendantsReportWrittenAfterItEnded) {
   EXPECT_NE(log.find("the report is written by process "), std::string::npos) << log;
 }
 
-// A live report writer's pid (0 if none), and the pids of `parent`'s children.
-pid_t report_writer() {
+// A process's parent, from /proc/PID/stat (0 if it is gone).
+pid_t parent_of(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat((std::istreambuf_iterator<char>(in)), {});
+  size_t name_end = stat.rfind(')');
+  if (name_end == std::string::npos) return 0;
+  char state = 0;
+  int parent = 0;
+  return std::sscanf(stat.c_str() + name_end + 1, " %c %d", &state, &parent) == 2 ? pid_t(parent) : 0;
+}
+
+// A live report writer under `launcher` (0 if none): other tests' launchers may run theirs meanwhile.
+pid_t report_writer(pid_t launcher) {
   for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
     std::ifstream comm(entry.path() / "comm");
     std::string name;
-    if (std::getline(comm, name) && name == "umbra-writer") return pid_t(std::stoi(entry.path().filename()));
+    if (!std::getline(comm, name) || name != "umbra-writer") continue;
+    pid_t writer = pid_t(std::stoi(entry.path().filename()));
+    for (pid_t up = parent_of(writer); up > 1; up = parent_of(up))
+      if (up == launcher) return writer;
   }
   return 0;
 }
+
+// The pids of `parent`'s children.
 
 std::string children_of(pid_t parent) {
   std::string task = "/proc/" + std::to_string(parent) + "/task/" + std::to_string(parent) + "/children";
@@ -232,7 +249,7 @@ TEST(ChildProcesses, ASignalEndsTheLaunchersWaitForReportWriters) {
       with_app({launcher_path(), "run", "-o", dir + "/r", "--"}, "ExitPaths", {"spawn-wide"}), {}, 60,
       [&](pid_t launcher) {
         for (int i = 0; i < 60000 && writer == 0; ++i) {
-          writer = report_writer();
+          writer = report_writer(launcher);
           if (writer == 0) usleep(1000);
         }
         if (writer == 0) return;
