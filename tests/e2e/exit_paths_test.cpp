@@ -4,11 +4,13 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 
+#include "attach_target.h"
 #include "e2e_env.h"
 #include "process.h"
 #include "report/display_text.h"
@@ -208,32 +210,24 @@ TEST(ChildProcesses, TheLauncherWaitsForADescendantsReportWrittenAfterItEnded) {
   EXPECT_NE(log.find("the report is written by process "), std::string::npos) << log;
 }
 
-// A process's parent, from /proc/PID/stat (0 if it is gone).
-pid_t parent_of(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string stat((std::istreambuf_iterator<char>(in)), {});
-  size_t name_end = stat.rfind(')');
-  if (name_end == std::string::npos) return 0;
-  char state = 0;
-  int parent = 0;
-  return std::sscanf(stat.c_str() + name_end + 1, " %c %d", &state, &parent) == 2 ? pid_t(parent) : 0;
-}
-
-// A live report writer under `launcher` (0 if none): other tests' launchers may run theirs meanwhile.
-pid_t report_writer(pid_t launcher) {
+// A live report writer under `launcher_pid` (0 if none): other tests' launchers may run theirs meanwhile.
+pid_t report_writer(pid_t launcher_pid) {
   for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
-    std::ifstream comm(entry.path() / "comm");
-    std::string name;
-    if (!std::getline(comm, name) || name != "umbra-writer") continue;
-    pid_t writer = pid_t(std::stoi(entry.path().filename()));
-    for (pid_t up = parent_of(writer); up > 1; up = parent_of(up))
-      if (up == launcher) return writer;
+    char* end = nullptr;
+    long pid = std::strtol(entry.path().filename().c_str(), &end, 10);
+    if (pid <= 0 || *end != '\0') continue;
+    std::optional<launcher::ProcessStat> stat = launcher::read_process_stat(pid);
+    if (!stat || stat->name != "umbra-writer") continue;
+    for (pid_t up = stat->parent; up > 1;) {
+      if (up == launcher_pid) return pid_t(pid);
+      std::optional<launcher::ProcessStat> above = launcher::read_process_stat(up);
+      up = above ? above->parent : 0;
+    }
   }
   return 0;
 }
 
 // The pids of `parent`'s children.
-
 std::string children_of(pid_t parent) {
   std::string task = "/proc/" + std::to_string(parent) + "/task/" + std::to_string(parent) + "/children";
   std::ifstream in(task);

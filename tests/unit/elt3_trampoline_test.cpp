@@ -33,6 +33,7 @@ namespace {
 
 using testing::small_limits;
 
+// Found here rather than read from umbra_hook_vector_width: a library that chose too narrow a width then fails.
 uint8_t widest_vectors() {
   __builtin_cpu_init();
   if (__builtin_cpu_supports("avx512f")) return 2;
