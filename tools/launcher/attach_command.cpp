@@ -18,8 +18,10 @@
 #include "clr/guids.h"
 #include "diagnostics_ipc.h"
 #include "output_directory.h"
+#include "program_user.h"
 #include "profiler/attach_settings.h"
 #include "profiler/options.h"
+#include "report/display_text.h"
 #include "report_listing.h"
 
 namespace umbra::launcher {
@@ -45,56 +47,94 @@ void say(const std::string& line) { std::fprintf(stderr, "umbra: %s\n", line.c_s
 
 bool exists(const std::string& path) { return access(path.c_str(), F_OK) == 0; }
 
-// The private directory the launcher and umbra talk through; removed with what is in it.
+// The private directory the launcher and umbra talk through, made and used by the program's user
+// (program_user.h); every entry is reached through the directory's descriptor, without following links, and the log
+// and FIFO are used only as what they should be. Removed with what is in it.
 class ControlDirectory {
  public:
   ~ControlDirectory() {
-    if (path_.empty()) return;
+    if (fd_ < 0) return;
     for (const char* entry : {kAttachControlFifo, kAttachLog, kAttachReported, kAttachDetached, kAttachStays})
-      unlink((path_ + "/" + entry).c_str());
+      unlinkat(fd_, entry, 0);
+    close(fd_);
     rmdir(path_.c_str());
   }
-  // Made under $TMPDIR (or /tmp), mode 0700, with the FIFO in it; handed to the program's user when the launcher
-  // runs as root for another user's program. "" on success, else why not.
-  std::string make(const AttachTarget& target) {
+  // Made under $TMPDIR (or /tmp), mode 0700, with the FIFO in it. "" on success, else why not.
+  std::string make() {
     const char* tmp = std::getenv("TMPDIR");
     std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/umbra-attach-XXXXXX";
     if (mkdtemp(pattern.data()) == nullptr) return "cannot make a directory like " + pattern + ": " + strerror(errno);
     path_ = pattern;
-    std::string fifo = path_ + "/" + kAttachControlFifo;
-    if (mkfifo(fifo.c_str(), 0600) != 0) return "cannot make the FIFO " + fifo + ": " + strerror(errno);
-    if (geteuid() != target.uid && (chown(path_.c_str(), target.uid, target.gid) != 0 ||
-                                    chown(fifo.c_str(), target.uid, target.gid) != 0))
-      return "cannot hand " + path_ + " to the program's user " + std::to_string(target.uid) + ": " + strerror(errno);
+    fd_ = open(path_.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd_ < 0) return "cannot open the directory " + path_ + ": " + strerror(errno);
+    if (mkfifoat(fd_, kAttachControlFifo, 0600) != 0)
+      return "cannot make the FIFO " + entry(kAttachControlFifo) + ": " + strerror(errno);
     return "";
   }
   std::string entry(const char* name) const { return path_ + "/" + name; }
   const std::string& path() const { return path_; }
+  bool has(const char* name) const {
+    struct stat st {};
+    return fstatat(fd_, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+  }
+  // The entry opened without following a link or waiting for a FIFO's other end, if it is of `type` (S_IFREG,
+  // S_IFIFO) and this user's; -1 otherwise (errno EINVAL when it is a link or something else).
+  int open_as(const char* name, int flags, mode_t type) const {
+    int fd = openat(fd_, name, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0 && errno == ELOOP) errno = EINVAL;  // a link
+    struct stat st {};
+    if (fd >= 0 && (fstat(fd, &st) != 0 || (st.st_mode & S_IFMT) != type || st.st_uid != geteuid())) {
+      close(fd);
+      errno = EINVAL;
+      return -1;
+    }
+    return fd;
+  }
 
  private:
   std::string path_;
+  int fd_ = -1;
 };
 
-// Copies what umbra writes to its log to the launcher's stderr, as it comes.
+// Copies what umbra writes to its log to the launcher's stderr, a line at a time, each through display_text(): the
+// log is written inside the program, which may put anything there.
 class LogRelay {
  public:
-  explicit LogRelay(std::string path) : path_(std::move(path)) {}
+  explicit LogRelay(const ControlDirectory& control) : control_(control) {}
   ~LogRelay() {
-    if (file_) std::fclose(file_);
+    if (fd_ >= 0) close(fd_);
   }
   void pump() {
-    if (file_ == nullptr) file_ = std::fopen(path_.c_str(), "re");
-    if (file_ == nullptr) return;
+    if (fd_ < 0 && !refused_) {
+      fd_ = control_.open_as(kAttachLog, O_RDONLY, S_IFREG);
+      if (fd_ < 0 && errno == EINVAL) {
+        refused_ = true;
+        say("umbra's log in " + control_.path() + " is not a regular file of this user; it is not shown");
+      }
+    }
+    if (fd_ < 0) return;
     char buffer[4096];
-    size_t n;
-    while ((n = std::fread(buffer, 1, sizeof buffer, file_)) > 0) std::fwrite(buffer, 1, n, stderr);
-    std::clearerr(file_);  // at the end for now; umbra may write more
-    std::fflush(stderr);
+    ssize_t n;
+    while ((n = read(fd_, buffer, sizeof buffer)) > 0) pending_.append(buffer, size_t(n));
+    size_t start = 0;
+    for (size_t nl; (nl = pending_.find('\n', start)) != std::string::npos; start = nl + 1)
+      show(std::string_view(pending_).substr(start, nl - start));
+    pending_.erase(0, start);
+  }
+  // The last line, also when umbra did not end it.
+  void finish() {
+    pump();
+    if (!pending_.empty()) show(pending_);
+    pending_.clear();
   }
 
  private:
-  std::string path_;
-  FILE* file_ = nullptr;
+  static void show(std::string_view line) { std::fprintf(stderr, "%s\n", display_text(line, 8192).c_str()); }
+
+  const ControlDirectory& control_;
+  int fd_ = -1;
+  bool refused_ = false;
+  std::string pending_;
 };
 
 // The settings umbra reads: the launcher's own UMBRA_* variables (as `umbra run` passes them on to the program),
@@ -137,15 +177,9 @@ bool still_running(long long pid, unsigned long long start_ticks) {
   return stat && stat->state != 'Z' && stat->state != 'X' && stat->start_ticks == start_ticks;
 }
 
-}  // namespace
-
-int run_attach_command(const AttachRequest& request, const std::string& library_path) {
+// The attach, as the program's user: everything from the control directory on.
+int attach_as_program_user(const AttachRequest& request, const std::string& library_path, const AttachTarget& target) {
   const long long pid = request.pid;
-  AttachTarget target = find_attach_target(pid);
-  if (!target.problem.empty()) {
-    say(target.problem);
-    return 2;
-  }
   std::string who = "pid " + std::to_string(pid) + " (" + target.name + ")";
   std::optional<std::string> asked = request.output_prefix;
   if (!asked && std::getenv("UMBRA_OUTPUT")) asked = std::getenv("UMBRA_OUTPUT");
@@ -155,7 +189,7 @@ int run_attach_command(const AttachRequest& request, const std::string& library_
         "); the reports go to a new directory in $TMPDIR");
 
   ControlDirectory control;
-  if (std::string problem = control.make(target); !problem.empty()) {
+  if (std::string problem = control.make(); !problem.empty()) {
     say(problem);
     return 2;
   }
@@ -173,17 +207,19 @@ int run_attach_command(const AttachRequest& request, const std::string& library_
   // From here on Ctrl-C (or SIGTERM, SIGHUP) stops the profile: once attached, umbra is told on the FIFO.
   for (int signo : {SIGINT, SIGTERM, SIGHUP}) signal(signo, on_stop_signal);
   int error_number = 0;
-  LogRelay relay(control.entry(kAttachLog));
-  std::optional<IpcReply> reply = send_ipc_message(target.socket_path, *message, kReplyTimeoutMs, error_number, error);
+  LogRelay relay(control);
+  const PeerCheck runtime{pid_t(pid), target.uid};
+  std::optional<IpcReply> reply =
+      send_ipc_message(target.socket_path, *message, runtime, kReplyTimeoutMs, error_number, error);
   // A program that has just started has its socket before its runtime runs: the runtime then loads nothing and
   // says so; asked again a little later, it answers.
   auto starting_until = std::chrono::steady_clock::now() + kStartingWait;
   while (reply && !reply->ok && reply->hresult == kNotYetAvailable &&
          std::chrono::steady_clock::now() < starting_until) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    reply = send_ipc_message(target.socket_path, *message, kReplyTimeoutMs, error_number, error);
+    reply = send_ipc_message(target.socket_path, *message, runtime, kReplyTimeoutMs, error_number, error);
   }
-  relay.pump();  // what umbra said while it refused, if it did
+  if (!reply || !reply->ok || reply->hresult != 0) relay.finish();  // what umbra said while it refused, if it did
   if (!reply) {
     if (error_number == EACCES || error_number == EPERM)
       say("permission denied: cannot use the diagnostics socket of " + who + " (" + error + ")");
@@ -199,7 +235,7 @@ int run_attach_command(const AttachRequest& request, const std::string& library_
   }
 
   signal(SIGPIPE, SIG_IGN);  // the FIFO's reader is gone once umbra has detached
-  int fifo = open(control.entry(kAttachControlFifo).c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+  int fifo = control.open_as(kAttachControlFifo, O_WRONLY, S_IFIFO);
   if (fifo >= 0) {
     ssize_t ignored = write(fifo, &kAttachHello, 1);
     (void)ignored;
@@ -213,7 +249,7 @@ int run_attach_command(const AttachRequest& request, const std::string& library_
                            : std::string("profiling until Ctrl-C")));
 
   bool reported = false, stop_sent = false;
-  while (!(reported = exists(control.entry(kAttachReported)))) {
+  while (!(reported = control.has(kAttachReported))) {
     relay.pump();
     if (g_stop_signal && !stop_sent) {
       ssize_t ignored = fifo >= 0 ? write(fifo, &kAttachStop, 1) : 0;
@@ -225,7 +261,7 @@ int run_attach_command(const AttachRequest& request, const std::string& library_
     if (!still_running(pid, started)) break;
     std::this_thread::sleep_for(kPollInterval);
   }
-  relay.pump();
+  relay.finish();
   std::fputs(report_listing(prefix, 0).c_str(), stderr);
   if (!reported) {
     // umbra writes the report when the program ends normally (Shutdown), as a profile started with it would.
@@ -242,7 +278,7 @@ int run_attach_command(const AttachRequest& request, const std::string& library_
   std::optional<std::chrono::steady_clock::time_point> detached_at;
   for (;;) {
     relay.pump();
-    if (!detached_at && exists(control.entry(kAttachDetached))) detached_at = std::chrono::steady_clock::now();
+    if (!detached_at && control.has(kAttachDetached)) detached_at = std::chrono::steady_clock::now();
     if (detached_at && maps_file(pid, library) != true) {
       say("detached from " + who + "; it runs on without umbra");
       break;
@@ -252,7 +288,7 @@ int run_attach_command(const AttachRequest& request, const std::string& library_
       say("detached from " + who + "; it runs on without umbra (its runtime has not unloaded " + library + " yet)");
       break;
     }
-    if (exists(control.entry(kAttachStays))) break;  // the log has said why
+    if (control.has(kAttachStays)) break;  // the log has said why
     if (!still_running(pid, started)) {
       say(who + " ended while umbra was detaching");
       break;
@@ -263,8 +299,21 @@ int run_attach_command(const AttachRequest& request, const std::string& library_
     }
     std::this_thread::sleep_for(kPollInterval);
   }
+  relay.finish();
   if (fifo >= 0) close(fifo);
   return 0;
+}
+
+}  // namespace
+
+int run_attach_command(const AttachRequest& request, const std::string& library_path) {
+  AttachTarget target = find_attach_target(request.pid);
+  if (!target.problem.empty()) {
+    say(target.problem);
+    return 2;
+  }
+  return run_as_program_user(target.uid, target.gid,
+                             [&] { return attach_as_program_user(request, library_path, target); });
 }
 
 }  // namespace umbra::launcher

@@ -68,8 +68,9 @@ bool maps_show_dotnet(const std::string& maps) {
   return false;
 }
 
-// The newest socket of `pid` in `directory`: another process of the same pid may have left an older one.
-std::string newest_socket(const std::string& directory, long long pid) {
+// The newest socket of `pid` in `directory` that `owner` made: another process of the same pid may have left an
+// older one, and another user's is never the program's.
+std::string newest_socket(const std::string& directory, long long pid, uid_t owner) {
   std::string prefix = "dotnet-diagnostic-" + std::to_string(pid) + "-";
   std::string best;
   struct timespec best_time {};
@@ -80,7 +81,7 @@ std::string newest_socket(const std::string& directory, long long pid) {
     if (name.rfind(prefix, 0) != 0 || name.size() < 7 || name.compare(name.size() - 7, 7, "-socket") != 0) continue;
     struct stat st {};
     std::string path = directory + "/" + name;
-    if (stat(path.c_str(), &st) != 0 || !S_ISSOCK(st.st_mode)) continue;
+    if (lstat(path.c_str(), &st) != 0 || !S_ISSOCK(st.st_mode) || st.st_uid != owner) continue;
     if (best.empty() || st.st_mtim.tv_sec > best_time.tv_sec ||
         (st.st_mtim.tv_sec == best_time.tv_sec && st.st_mtim.tv_nsec > best_time.tv_nsec)) {
       best = path;
@@ -194,11 +195,18 @@ AttachTarget find_attach_target(long long pid) {
   if (std::optional<ProcessStat> process = read_process_stat(pid)) {
     std::string exact = diagnostics_socket_name(directory, pid, process->start_ticks);
     struct stat st {};
-    if (::stat(exact.c_str(), &st) == 0 && S_ISSOCK(st.st_mode)) target.socket_path = exact;
+    if (::lstat(exact.c_str(), &st) == 0 && st.st_uid != target.uid) {
+      // Made by someone else before the runtime could: the runtime then runs without its socket.
+      target.problem = who + " cannot be attached to: " + exact + " belongs to uid " + std::to_string(st.st_uid) +
+                       ", not to the program's user (uid " + std::to_string(target.uid) +
+                       "), so the program's runtime could not make its socket there";
+      return target;
+    }
+    if (::lstat(exact.c_str(), &st) == 0 && S_ISSOCK(st.st_mode)) target.socket_path = exact;
   }
   // A socket under another start time was left by an earlier process of this pid unless the runtime is here.
   bool runs_dotnet = maps_show_dotnet(*maps);
-  if (target.socket_path.empty() && runs_dotnet) target.socket_path = newest_socket(directory, pid);
+  if (target.socket_path.empty() && runs_dotnet) target.socket_path = newest_socket(directory, pid, target.uid);
   if (!target.socket_path.empty()) return target;
   if (!runs_dotnet) {
     target.problem = who + " is not a .NET program: no .NET runtime is loaded in it";

@@ -3,7 +3,8 @@
 //
 // The runtime listens on $TMPDIR/dotnet-diagnostic-{pid}-{key}-socket, $TMPDIR as the target process has it
 // (/tmp if unset) and {key} the process's start time in clock ticks since boot (field 22 of /proc/{pid}/stat),
-// which tells the socket from one a dead process of the same pid left behind.
+// which tells the socket from one a dead process of the same pid left behind. Only a socket of the program's own
+// user is taken (by lstat: never through a link); the launcher also checks who listens on it (diagnostics_ipc.h).
 #pragma once
 
 #include <sys/types.h>

@@ -94,7 +94,7 @@ std::optional<IpcReply> parse_ipc_reply(const std::vector<uint8_t>& bytes) {
 }
 
 std::optional<IpcReply> send_ipc_message(const std::string& socket_path, const std::vector<uint8_t>& message,
-                                         int timeout_ms, int& error_number, std::string& error) {
+                                         const PeerCheck& peer, int timeout_ms, int& error_number, std::string& error) {
   auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   auto fail = [&](const std::string& what) -> std::optional<IpcReply> {
     error_number = errno;
@@ -116,6 +116,18 @@ std::optional<IpcReply> send_ipc_message(const std::string& socket_path, const s
   } closer{fd};
   if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0)
     return fail("cannot connect to " + socket_path);
+  ucred listener{};
+  socklen_t size = sizeof listener;
+  if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &listener, &size) != 0)
+    return fail("cannot learn who listens on " + socket_path);
+  if (listener.pid != peer.pid || listener.uid != peer.uid) {
+    errno = EPERM;
+    error_number = 0;
+    error = socket_path + " is not the program's: pid " + std::to_string(listener.pid) + " (uid " +
+            std::to_string(listener.uid) + ") listens on it, not pid " + std::to_string(peer.pid) + " (uid " +
+            std::to_string(peer.uid) + "); nothing was sent to it";
+    return std::nullopt;
+  }
   for (size_t sent = 0; sent < message.size();) {
     if (!wait_for(fd, POLLOUT, deadline)) return fail("cannot send the attach request");
     ssize_t n = send(fd, message.data() + sent, message.size() - sent, MSG_NOSIGNAL | MSG_DONTWAIT);

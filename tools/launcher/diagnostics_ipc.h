@@ -10,6 +10,8 @@
 // payload an int32 HRESULT.
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -32,11 +34,18 @@ struct IpcReply {
 // The runtime's answer read from `bytes`; nothing if they are not a whole answer.
 std::optional<IpcReply> parse_ipc_reply(const std::vector<uint8_t>& bytes);
 
-// Connects to `socket_path`, sends `message`, reads the answer (waiting at most `timeout_ms`). On failure, nothing,
+// Who must be listening on the socket: the program's runtime. The socket's name can be taken by another local user
+// before the runtime makes it, and the settings sent carry secrets (a push URL's password).
+struct PeerCheck {
+  pid_t pid = 0;
+  uid_t uid = 0;
+};
+
+// Connects to `socket_path`, checks that `peer` listens on it (SO_PEERCRED) before anything is sent, sends `message`, reads the answer (waiting at most `timeout_ms`). On failure, nothing,
 // with errno's value in `error_number` (0 if the runtime answered something that is not an answer) and what failed
 // in `error`.
 std::optional<IpcReply> send_ipc_message(const std::string& socket_path, const std::vector<uint8_t>& message,
-                                         int timeout_ms, int& error_number, std::string& error);
+                                         const PeerCheck& peer, int timeout_ms, int& error_number, std::string& error);
 
 // "CORPROF_E_PROFILER_ALREADY_ACTIVE" for the HRESULTs an attach can get back, "" for others.
 std::string hresult_name(uint32_t hresult);
