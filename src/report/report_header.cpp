@@ -1,5 +1,9 @@
 #include "report/report_header.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <rapidjson/filereadstream.h>
 #include <rapidjson/reader.h>
 
@@ -80,8 +84,18 @@ class HeaderHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Hea
 }  // namespace
 
 std::optional<ReportHeader> read_report_header(const std::string& json_path) {
-  std::unique_ptr<FILE, int (*)(FILE*)> file(std::fopen(json_path.c_str(), "rbe"), &std::fclose);
-  if (!file) return std::nullopt;
+  // Beside the reports, in a directory others may write to, a link or a FIFO may stand under a report's name.
+  int fd = open(json_path.c_str(), O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+  struct stat st {};
+  if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    if (fd >= 0) close(fd);
+    return std::nullopt;
+  }
+  std::unique_ptr<FILE, int (*)(FILE*)> file(fdopen(fd, "rb"), &std::fclose);
+  if (!file) {
+    close(fd);
+    return std::nullopt;
+  }
   char buffer[65536];
   rapidjson::FileReadStream stream(file.get(), buffer, sizeof buffer);
   ReportHeader header;

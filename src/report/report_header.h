@@ -18,8 +18,9 @@ struct ReportHeader {
 };
 
 // The document's members before its first large one ("node_fields", "frames", "threads", "stats"), reading at
-// most kMaxReportHeaderBytes of the file; nothing when the file cannot be read or does not start as an umbra
-// report (its "schema" first).
+// most kMaxReportHeaderBytes of the file; nothing when the file cannot be read, is a link or anything but a
+// regular file (it is opened without following links or waiting on a FIFO), or does not start as an umbra report
+// (its "schema" first).
 std::optional<ReportHeader> read_report_header(const std::string& json_path);
 // A command line kept in full (profiler/process_identity.h: 1 MiB) takes at most 6 bytes a byte once escaped.
 inline constexpr size_t kMaxReportHeaderBytes = size_t(8) << 20;

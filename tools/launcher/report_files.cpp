@@ -63,6 +63,9 @@ ReportFiles find_report_files(const std::string& prefix) {
   std::vector<std::tuple<unsigned long long, std::string>> descendants;
   std::map<unsigned long long, PeriodicReportFiles> descendant_periods;
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    // umbra writes regular files; a link or a FIFO beside them is someone else's.
+    std::error_code type_error;
+    if (!entry.is_regular_file(type_error) || entry.is_symlink(type_error)) continue;
     std::string name = entry.path().filename().string();
     if (name.compare(0, base.size(), base) != 0) continue;
     std::string rest = name.substr(base.size());
