@@ -55,12 +55,13 @@ Config load_config(const EnvLookup& env, int64_t pid, std::vector<std::string>& 
       continue;
     }
     std::string instead = verdict.instead.empty() ? "using " + default_for(option, pid) : verdict.instead;
-    warnings.push_back(std::string(option.variable) + "='" + *value + "' " + verdict.problem + "; " + instead);
+    warnings.push_back(std::string(option.variable) + "='" + shown_value(option, *value) + "' " + verdict.problem +
+                       "; " + instead);
   }
   for (const auto& [option, value] : mode_bound) {
     if (*option->only_in == config.mode) continue;
-    warnings.push_back(std::string(option->variable) + "='" + value + "' applies to " + mode_name(*option->only_in) +
-                       " mode only; ignoring it in " + mode_name(config.mode) + " mode");
+    warnings.push_back(std::string(option->variable) + "='" + shown_value(*option, value) + "' applies to " +
+                       mode_name(*option->only_in) + " mode only; ignoring it in " + mode_name(config.mode) + " mode");
   }
   return config;
 }

@@ -1,5 +1,6 @@
 #include "profiler/options.h"
 
+#include "profiler/pyroscope_ingest.h"
 #include "util/join.h"
 
 namespace umbra {
@@ -66,7 +67,7 @@ const std::vector<Option>& options() {
        .rule = duration(&Config::every_ms, 100, 24 * 3600 * 1000, "no periodic reports")},
       {.variable = "UMBRA_PUSH", .flags = {"--push"}, .value_name = "URL",
        .help = "push each period's pprof to Grafana Pyroscope at URL (http:// or https://)",
-       .rule = push_url(&Config::push_url)},
+       .rule = push_url(&Config::push_url), .secret = true},
       {.variable = "UMBRA_PUSH_NAME", .flags = {"--push-name"}, .value_name = "NAME",
        .help = "with --push: the application name (default: the program's)", .rule = push_name(&Config::push_name)},
       {.variable = "UMBRA_PUSH_LABELS", .flags = {"--push-labels"}, .value_name = "LIST",
@@ -87,6 +88,10 @@ const Option* find_flag(std::string_view flag) {
 }
 
 bool is_switch(const Option& option) { return option.value_name == nullptr; }
+
+std::string shown_value(const Option& option, std::string_view value) {
+  return option.secret ? redacted_url(value) : std::string(value);
+}
 
 std::string default_for(const Option& option, int64_t pid) {
   std::string text = option.default_value ? option.default_value : "";

@@ -21,6 +21,7 @@ struct Option {
   std::string help{};                   // for the usage text
   Rule rule{};                          // none for UMBRA_LIBRARY, which the launcher reads itself
   std::optional<Mode> only_in{};        // an option of one mode: set in the other, it gets a line saying so
+  bool secret = false;                  // its value may hold a password: messages show it redacted
 };
 
 // In the order load_config reads them (and the usage text lists them).
@@ -28,6 +29,8 @@ const std::vector<Option>& options();
 const Option* find_flag(std::string_view flag);
 
 bool is_switch(const Option& option);
+// The value as a message may show it: a secret option's with its password hidden.
+std::string shown_value(const Option& option, std::string_view value);
 std::string default_for(const Option& option, int64_t pid);
 
 // As the usage text and README's table show them: "-o, --output PREFIX", "UMBRA_VERIFY=1", "off".

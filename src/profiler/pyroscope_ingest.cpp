@@ -103,8 +103,7 @@ std::string ingest_url(const IngestRequest& request) {
 
 std::string redacted_url(std::string_view url) {
   size_t scheme = url.find("://");
-  if (scheme == std::string_view::npos) return std::string(url);
-  size_t host_start = scheme + 3;
+  size_t host_start = scheme == std::string_view::npos ? 0 : scheme + 3;  // a refused URL may have no scheme
   size_t host_end = std::min(url.find('/', host_start), url.size());
   size_t at = url.substr(0, host_end).rfind('@');
   if (at == std::string_view::npos || at < host_start) return std::string(url);

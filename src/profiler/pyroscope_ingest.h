@@ -35,7 +35,8 @@ struct IngestRequest {
 };
 std::string ingest_url(const IngestRequest& request);
 
-// The URL as messages may show it: a user name and password in it (https://user:token@host) are hidden.
+// The URL as messages may show it: a user name and password in it (https://user:token@host, or user:token@host
+// without a scheme) are hidden.
 std::string redacted_url(std::string_view url);
 
 }  // namespace umbra

@@ -47,6 +47,8 @@ TEST(PyroscopeIngest, UrlsAndCredentials) {
     EXPECT_FALSE(is_push_url(url)) << url;
   EXPECT_EQ(redacted_url("https://user:pw@profiles.example/base"), "https://***@profiles.example/base");
   EXPECT_EQ(redacted_url("http://h:4040/x@y"), "http://h:4040/x@y");
+  EXPECT_EQ(redacted_url("user:pw@profiles.example"), "***@profiles.example");
+  EXPECT_EQ(redacted_url("ftp://user:pw@profiles.example"), "ftp://***@profiles.example");
 }
 
 }  // namespace

@@ -68,7 +68,8 @@ bool take_option(const std::vector<std::string>& args, size_t& i, const Option& 
   Config judged;
   Verdict verdict = option.rule.store(value, judged, 0);
   if (!verdict.problem.empty()) {
-    error = a + " '" + value + "' " + (verdict.flag_problem.empty() ? verdict.problem : verdict.flag_problem);
+    error = a + " '" + shown_value(option, value) + "' " +
+            (verdict.flag_problem.empty() ? verdict.problem : verdict.flag_problem);
     return false;
   }
   environment.emplace_back(option.variable, value);

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -22,6 +23,8 @@
 #include "report_writers.h"
 #include "signal_forwarding.h"
 #include "profiler/config.h"
+#include "profiler/options.h"
+#include "profiler/pyroscope_ingest.h"
 #include "profiler/value_parsers.h"
 #include "util/version.h"
 
@@ -140,11 +143,29 @@ pid_t run_program(const RunRequest& run, int& status) {
   return program;
 }
 
+// A secret option's password (--push https://user:token@host) overwritten in the launcher's own arguments, which
+// every local user can read in /proc/PID/cmdline; the copy in `args` is what the launcher uses.
+void hide_secrets(int argc, char** argv) {
+  for (int i = 1; i + 1 < argc; ++i) {
+    const umbra::Option* option = umbra::find_flag(argv[i]);
+    if (option == nullptr || !option->secret) continue;
+    std::string_view value(argv[++i]);
+    std::string shown = umbra::redacted_url(value);
+    if (shown == value) continue;
+    // The password lies between the scheme and the '@': stars over it, the length kept.
+    size_t scheme = value.find("://");
+    size_t from = scheme == std::string_view::npos ? 0 : scheme + 3;
+    size_t at = value.substr(0, std::min(value.find('/', from), value.size())).rfind('@');
+    for (size_t k = from; k < at; ++k) argv[i][k] = '*';
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   using namespace umbra::launcher;
   std::vector<std::string> args(argv + 1, argv + argc);
+  hide_secrets(argc, argv);
   if (!args.empty() && args[0] == "report") return run_report_command({args.begin() + 1, args.end()});
   if (!args.empty() && args[0] == "dump") return run_dump_command({args.begin() + 1, args.end()});
   ParseResult parsed = parse_command_line(args);
