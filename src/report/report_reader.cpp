@@ -177,6 +177,7 @@ std::vector<ReportNode> trees_from(const JsonValue::Array& values, const std::ve
     uint64_t children_left;
   };
   std::vector<Open> open;
+  uint64_t owed = 0;  // the sum of the open nodes' children_left: nodes that must still come
   std::vector<ReportNode> roots;
   for (size_t i = 0; i < count; ++i) {
     const std::string where = thread + ".nodes[" + std::to_string(i) + "]";
@@ -208,7 +209,17 @@ std::vector<ReportNode> trees_from(const JsonValue::Array& values, const std::ve
     };
     uint64_t frame = required(0), children = required(1);
     if (frame >= frames.size()) fail(where, "frame", "no such frame");
-    if (children > count - i - 1) fail(where, "children", "more than the nodes that follow");
+    // The children must come after this node, and so must the children still owed to the nodes it is in: a
+    // claim checked against the nodes that follow alone let each node of a chain reserve room for all of them,
+    // memory the square of the count. With this check the reservations add up to at most twice the node count.
+    if (!open.empty()) --owed;  // this node is one of them
+    const uint64_t following = count - i - 1;  // owed <= following: the previous node's check
+    if (children > following - owed) {
+      fail(where, "children",
+           owed == 0 ? std::string("more than the nodes that follow")
+                     : "more than the nodes that follow less the " + std::to_string(owed) +
+                           " still owed to the nodes it is in");
+    }
     ReportNode* node;
     if (open.empty()) {
       node = &roots.emplace_back();
@@ -232,6 +243,7 @@ std::vector<ReportNode> trees_from(const JsonValue::Array& values, const std::ve
         fail(where, "call tree deeper than " + std::to_string(kMaxReportDepth) + " levels");
       node->children.reserve(children);
       open.push_back({node, children});
+      owed += children;
     }
     while (!open.empty() && open.back().children_left == 0) open.pop_back();
   }

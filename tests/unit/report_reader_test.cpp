@@ -2,8 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <new>
 #include <string>
 
+#include "address_space_limit.h"
 #include "report/json_parser.h"
 #include "report/json_writer.h"
 #include "report_fixture.h"
@@ -68,9 +70,10 @@ TEST(ReportReader, SaysWhereADocumentIsWrong) {
   EXPECT_EQ(nodes("[0,1,1,0,0,1,1,0]"), "threads[0].nodes[0].children: more than the nodes that follow");
   EXPECT_EQ(nodes("[0,2,1,0,0,1,1,0,0,0,1,0,0,1,1,0]"),
             "threads[0].nodes[0].children: more than the nodes that follow");
-  // The first node wants two children, the second takes the third as its own: the first's second never comes.
+  // The first node wants two children, the second takes the third as its own: the first's second cannot come.
   EXPECT_EQ(nodes("[0,2,1,0,0,1,1,0,0,1,1,0,0,1,1,0,0,0,1,0,0,1,1,0]"),
-            "threads[0].nodes: end inside a node's children");
+            "threads[0].nodes[1].children: more than the nodes that follow less the 1 still owed to the nodes it "
+            "is in");
   EXPECT_EQ(nodes("[0,0,1,0,0,1,1]"), "threads[0].nodes: not 8 numbers per node");
   EXPECT_EQ(nodes("[0,0,-1,0,0,1,1,0]"),
             "threads[0].nodes[0].calls: not a whole number from 0 to 18446744073709551615");
@@ -91,6 +94,47 @@ TEST(ReportReader, SaysWhereADocumentIsWrong) {
   EXPECT_EQ(arrays("[[0,1]]"), "threads[0].nodes[0].children: more than the nodes that follow");
   EXPECT_EQ(arrays("[[0,0,1,-2]]"), "threads[0].nodes[0].samples: not a whole number from 0 to 18446744073709551615");
   EXPECT_EQ(arrays("[[0,null]]"), "threads[0].nodes[0].children: null");
+}
+
+// umbra-report/4 nodes each of which claims every node after it as its children: each is in fact the only child of
+// the one before, and the second's claim and the one the first still waits for add up to more nodes than follow.
+// After "schema", a member the streaming reader does not expect first, so that the general reader reads it.
+std::string claims_on_every_following_node(size_t nodes) {
+  std::string text = R"({"mode":"shadow","schema":"umbra-report/4","node_fields":["frame","children","calls",)"
+                     R"("samples","self_samples","total_ns","self_ns","tail_entries","cpu_samples",)"
+                     R"("self_cpu_samples"],"frames":[["f","m","managed"]],"threads":[{"os_tid":1,"nodes":[)";
+  for (size_t i = 0; i < nodes; ++i) text += (i ? ",[0," : "[0,") + std::to_string(nodes - 1 - i) + "]";
+  return text + "]}]}";
+}
+
+TEST(ReportReader, ChildrenOwedToAnEnclosingNodeCountAgainstTheNodesThatFollow) {
+  try {
+    load_report_from_text(claims_on_every_following_node(5));
+    ADD_FAILURE() << "read";
+  } catch (const ReportFormatError& e) {
+    EXPECT_STREQ(e.what(),
+                 "threads[0].nodes[1].children: more than the nodes that follow less the 3 still owed to the nodes it "
+                 "is in");
+  }
+}
+
+// Room for a node's children is reserved as its claim is read. Checked against the nodes that follow alone, the
+// claims above reserved room for N * N / 2 nodes, 120 bytes each: 24 GB of address space for these 20,000 nodes
+// (190 KB of text), where the reader now takes at most room for twice the nodes, and refuses the claim.
+TEST(ReportReader, ReservationsForClaimedChildrenAreLinearInTheNodes) {
+  if (!testing::kAddressSpaceLimitWorks) GTEST_SKIP() << "no address-space limit under ASan or TSan";
+  const std::string text = claims_on_every_following_node(20000);
+  int status = testing::run_under_address_space_limit(size_t(256) << 20, [&] {
+    try {
+      load_report_from_text(text);
+    } catch (const ReportFormatError&) {
+      return 0;
+    } catch (const std::bad_alloc&) {
+      return 1;
+    }
+    return 2;
+  });
+  EXPECT_EQ(status, 0) << "1: out of memory under a limit of 256 MiB more than was mapped";
 }
 
 // /4 leaves out a node's trailing zeros: read back, they are zeros, and a null before them stays null.

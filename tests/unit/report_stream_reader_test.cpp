@@ -178,7 +178,9 @@ TEST(ReportStreamReader, LeavesTheRestToTheGeneralReader) {
   EXPECT_EQ(error_of(bad_frame), "threads[0].nodes[0].frame: no such frame");
   const std::string too_many = with("[0,2,1,", "[0,3,1,");
   EXPECT_FALSE(read_streamed_report(too_many).has_value());
-  EXPECT_EQ(error_of(too_many), "threads[0].nodes: end inside a node's children");
+  EXPECT_EQ(error_of(too_many),
+            "threads[0].nodes[1].children: more than the nodes that follow less the 2 still owed to the nodes it "
+            "is in");
   const std::string huge_claim = with("[0,2,1,", "[0,18446744073709551615,1,");
   EXPECT_FALSE(read_streamed_report(huge_claim).has_value());
   EXPECT_EQ(error_of(huge_claim), "threads[0].nodes[0].children: more than the nodes that follow");
