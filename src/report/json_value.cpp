@@ -9,26 +9,61 @@
 namespace umbra {
 
 JsonValue::~JsonValue() {
-  if (!is_array() && !is_object()) return;
-  std::vector<JsonValue> pending;
-  move_children_to(pending);
-  while (!pending.empty()) {
-    JsonValue last = std::move(pending.back());
-    pending.pop_back();
-    last.move_children_to(pending);
+  if (has_children()) release_children();
+}
+
+// Post-order, along last children, without recursion and without allocating: a destructor may run while a failed
+// allocation unwinds (moving every child container onto a vector of pending ones, as this did, took memory for the
+// width of the document, just when there was none). The path down to the container being emptied is kept for its
+// deepest kPath levels; above them, an ancestor is found again from this value down, along the same last children:
+// D levels cost D * D / kPath steps more (the reader's deepest, 262,000 levels, some 70 million).
+void JsonValue::release_children() {
+  constexpr size_t kPath = 1024;
+  JsonValue* path[kPath];  // the ancestor at level L (this is level 0) in path[L % kPath], for L in [lowest, level)
+  size_t level = 0, lowest = 0;
+  JsonValue* top = this;
+  for (;;) {
+    JsonValue* last = top->last_child();
+    if (last != nullptr && last->has_children()) {
+      path[level % kPath] = top;
+      ++level;
+      if (level - lowest > kPath) lowest = level - kPath;
+      top = last;
+    } else if (last != nullptr) {
+      top->drop_last_child();  // a scalar or an empty container: its destructor has nothing to empty
+    } else {
+      if (level == 0) return;
+      --level;
+      if (level >= lowest) {
+        top = path[level % kPath];
+      } else {
+        lowest = level > kPath ? level - kPath : 0;
+        top = this;
+        for (size_t l = 0; l < level; ++l) {
+          if (l >= lowest) path[l % kPath] = top;
+          top = top->last_child();
+        }
+      }
+      top->drop_last_child();  // the container just emptied
+    }
   }
 }
 
-void JsonValue::move_children_to(std::vector<JsonValue>& pending) {
-  if (auto* a = std::get_if<Array>(&value_)) {
-    for (auto& v : *a)
-      if (v.is_array() || v.is_object()) pending.push_back(std::move(v));
-    a->clear();
-  } else if (auto* o = std::get_if<Object>(&value_)) {
-    for (auto& [k, v] : *o)
-      if (v.is_array() || v.is_object()) pending.push_back(std::move(v));
-    o->clear();
-  }
+bool JsonValue::has_children() const {
+  if (auto* a = std::get_if<Array>(&value_)) return !a->empty();
+  if (auto* o = std::get_if<Object>(&value_)) return !o->empty();
+  return false;
+}
+
+JsonValue* JsonValue::last_child() {
+  if (auto* a = std::get_if<Array>(&value_)) return a->empty() ? nullptr : &a->back();
+  if (auto* o = std::get_if<Object>(&value_)) return o->empty() ? nullptr : &o->back().second;
+  return nullptr;
+}
+
+void JsonValue::drop_last_child() {
+  if (auto* a = std::get_if<Array>(&value_)) a->pop_back();
+  else std::get<Object>(value_).pop_back();
 }
 
 double JsonValue::as_double() const {

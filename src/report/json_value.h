@@ -29,7 +29,8 @@ class JsonValue {
   JsonValue(Array a) : value_(std::move(a)) {}
   JsonValue(Object o) : value_(std::move(o)) {}
 
-  // Destruction is iterative: a hostile document nested a million deep must not exhaust the call stack.
+  // Destruction is iterative: a hostile document nested a million deep must not exhaust the call stack. It allocates
+  // nothing, so it cannot fail while a std::bad_alloc unwinds.
   ~JsonValue();
   JsonValue(const JsonValue&) = default;
   JsonValue(JsonValue&&) noexcept = default;
@@ -75,7 +76,11 @@ class JsonValue {
 
  private:
   void dump_to(std::string& out, int indent, int level) const;
-  void move_children_to(std::vector<JsonValue>& pending);
+  // For the destructor: none of them allocates.
+  void release_children();
+  bool has_children() const;
+  JsonValue* last_child();  // nullptr when none
+  void drop_last_child();
   std::variant<std::nullptr_t, bool, int64_t, uint64_t, double, std::string, Array, Object> value_;
 };
 

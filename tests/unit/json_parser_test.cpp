@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "address_space_limit.h"
 #include "report/json_writer.h"
 
 namespace umbra {
@@ -35,6 +36,23 @@ TEST(JsonParser, DeepNestingNeedsNoCallStack) {
   deep += std::string(200000, ']');
   JsonValue v = parse_json(deep);
   EXPECT_TRUE(v.is_array());
+}
+
+// A document is destroyed while a failed allocation unwinds, when there is no memory to spare: destroying one takes
+// none, however wide (a million containers side by side) or deep (two thousand levels, more than the path it keeps).
+TEST(JsonParser, DestroyingADocumentTakesNoMemory) {
+  if (!testing::kAddressSpaceLimitWorks) GTEST_SKIP() << "no address-space limit under ASan or TSan";
+  std::string text = "[";
+  for (int i = 0; i < 1000000; ++i) text += "[],";
+  text += std::string(2000, '[') + std::string(2000, ']') + "]";
+  JsonValue wide = parse_json(text);
+  std::string().swap(text);
+  // The child's copy of the document, destroyed under a limit of what is mapped and 64 KiB.
+  int status = testing::run_under_address_space_limit(size_t(64) << 10, [&] {
+    JsonValue gone = std::move(wide);
+    return 0;
+  });
+  EXPECT_EQ(status, 0) << "128 + SIGABRT: an allocation failed in a destructor";
 }
 
 TEST(JsonParser, ErrorsSayWhere) {
