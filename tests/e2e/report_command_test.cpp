@@ -91,6 +91,76 @@ TEST_F(ReportCommand, CollapsedWeightSelfNsWeighsEachStackByItsExactSelfTime) {
     EXPECT_NE(collapsed.find(std::string("\n") + line), std::string::npos) << line << "in:" << collapsed;
 }
 
+// umbra-report/4 nodes each of which claims every node after it as its children (each is in fact the only child of
+// the one before): 20,000 of them, 190 KB. The reader reserved room for each claim as it read it, checked against
+// the nodes that follow alone: 24 GB of address space in all (for 120,000 such nodes, 1.2 MB, 576 MB resident).
+std::string claims_on_every_following_node(size_t nodes) {
+  std::string text = R"({"schema":"umbra-report/4","mode":"shadow","node_fields":["frame","children","calls",)"
+                     R"("samples","self_samples","total_ns","self_ns","tail_entries","cpu_samples",)"
+                     R"("self_cpu_samples"],"frames":[["f","m","managed"]],"threads":[{"os_tid":1,"nodes":[)";
+  for (size_t i = 0; i < nodes; ++i) text += (i ? ",[0," : "[0,") + std::to_string(nodes - 1 - i) + "]";
+  return text + "]}]}";
+}
+
+// A report whose reading takes some 40 times its size: 3 million empty arrays side by side (9 MB of text, over
+// 300 MB as a document tree), in a member no reader reads.
+std::string wide_document() {
+  std::string text = R"({"schema":"umbra-report/1","mode":"shadow","threads":[],"extra":[)";
+  text.reserve(text.size() + 3 * 3000000 + 2);
+  for (int i = 0; i < 3000000; ++i) text += i ? ",[]" : "[]";
+  return text + "]}";
+}
+
+// `umbra report` under `ulimit -v` (KiB): it refuses, or fails, with one line and status 2, never a crash.
+ProcessResult report_under_ulimit(uint64_t kib, const std::string& input) {
+  return run_process({"sh", "-c", "ulimit -v " + std::to_string(kib) + " && exec \"$0\" report \"$1\" --format text",
+                      launcher_path(), input});
+}
+
+bool one_line(const std::string& err) { return !err.empty() && err.find('\n') == err.size() - 1; }
+
+// Under 1 GiB of address space (the 512 MiB stack for deep trees included), where those claims ran out of memory
+// and aborted: the second claim is refused where it is made.
+TEST_F(ReportCommand, ChildrenClaimedOfEveryFollowingNodeAreRefusedInLinearMemory) {
+  std::ofstream(path("claims.json")) << claims_on_every_following_node(20000);
+  ProcessResult r = report_under_ulimit(1 << 20, path("claims.json"));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(r.err, "umbra report: " + path("claims.json") +
+                       ": threads[0].nodes[1].children: more than the nodes that follow less the 19998 still owed to "
+                       "the nodes it is in\n");
+}
+
+// Past the cap, one line naming the file, the cap and what was exceeded, and status 2: the memory the reading
+// needed, or the size of the file itself.
+TEST_F(ReportCommand, AReportThatNeedsMoreMemoryThanTheCapIsRefusedInOneLine) {
+  std::ofstream(path("wide.json")) << wide_document();
+  ProcessResult needs = run_process({launcher_path(), "report", path("wide.json"), "--max-memory-mb", "64"});
+  EXPECT_EQ(needs.exit_code, 2) << needs.err;
+  EXPECT_EQ(needs.err, "umbra report: " + path("wide.json") +
+                           ": out of memory reading it: it needs more than the 64 MiB cap (--max-memory-mb N raises "
+                           "it)\n");
+  ProcessResult large = run_process({launcher_path(), "report", path("wide.json"), "--max-memory-mb", "8"});
+  EXPECT_EQ(large.exit_code, 2) << large.err;
+  EXPECT_EQ(large.err, "umbra report: " + path("wide.json") +
+                           ": not read: its 9 MiB of text are more than the 8 MiB cap (--max-memory-mb N raises it)\n");
+  // Under the default cap, half the machine's memory, the same file is read: the cap is what refused it.
+  ProcessResult read = run_process({launcher_path(), "report", path("wide.json"), "-o", path("wide")});
+  EXPECT_EQ(read.exit_code, 0) << read.err;
+}
+
+// An address-space limit the command was started with is kept, not raised to the cap, and is what the line names
+// when reading runs into it (where a std::bad_alloc no one caught aborted, and destroying the half-read document
+// asked for memory again).
+TEST_F(ReportCommand, RunningOutOfAnInheritedMemoryLimitIsOneLineNotACrash) {
+  std::ofstream(path("wide.json")) << wide_document();
+  ProcessResult r = report_under_ulimit(800 << 10, path("wide.json"));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(one_line(r.err)) << r.err;
+  EXPECT_EQ(r.err.rfind("umbra report: " + path("wide.json") + ": out of memory reading it: it needs more than the "
+                        "address-space limit of 800 MiB it was started with (ulimit -v)\n", 0), 0u)
+      << r.err;
+}
+
 // The page's body data (data-drawn, data-highlighted, data-ready) once it has run at `url`.
 std::map<std::string, std::string> render(const std::string& dir, const std::string& url) {
   ProcessResult dom = run_process({UMBRA_TEST_CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",

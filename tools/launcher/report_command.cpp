@@ -1,5 +1,6 @@
 #include "report_command.h"
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <new>
 #include <optional>
 #include <unordered_map>
 
@@ -35,7 +37,69 @@ struct ReportArgs {
   CollapsedWeight weight = CollapsedWeight::kSamples;
   bool collapsed_threads = false;
   std::optional<RuntimeFrames> runtime_frames;  // unset: as the report says its run showed them
+  std::optional<uint64_t> max_memory_mb;  // unset: default_max_memory_mb()
 };
+
+// The memory `umbra report` may take unless told otherwise: half the machine's, so that a file that needs more
+// (crafted, or the report of a huge profile) is refused in one line instead of driving the machine into swap or the
+// OOM killer.
+constexpr uint64_t kDefaultMemoryShare = 2;
+constexpr uint64_t kMaxMemoryMb = uint64_t(1) << 30;
+
+uint64_t default_max_memory_mb() {
+  long pages = sysconf(_SC_PHYS_PAGES), page_bytes = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page_bytes <= 0) return 4096;
+  return std::max<uint64_t>(uint64_t(pages) / kDefaultMemoryShare * uint64_t(page_bytes) >> 20, 1024);
+}
+
+// The address-space limit the command runs under: the cap (--max-memory-mb), or a lower limit it was started with
+// (ulimit -v), which it never raises, or none (under ASan or TSan).
+struct MemoryLimit {
+  enum class Kind { kNone, kCap, kInherited } kind = Kind::kNone;
+  uint64_t mb = 0;
+
+  // What an allocation that failed ran into, for "it needs more than ...".
+  std::string described() const {
+    if (kind == Kind::kCap) return "the " + std::to_string(mb) + " MiB cap (--max-memory-mb N raises it)";
+    if (kind == Kind::kInherited)
+      return "the address-space limit of " + std::to_string(mb) + " MiB it was started with (ulimit -v)";
+    return "the memory the machine could give";
+  }
+};
+
+// The cap as an address-space limit (RLIMIT_AS): what the process has mapped now (its code and libraries), the
+// large stack the report is worked on, and the cap itself, so that no file, however crafted, makes the command take
+// more; an allocation past it fails (std::bad_alloc), which is said in one line. Address space, not resident memory:
+// a reservation counts whole, touched or not. Not under ASan or TSan, whose shadow memory maps terabytes up front.
+MemoryLimit limit_memory(uint64_t cap_mb) {
+  MemoryLimit limit;
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+  uint64_t mapped_pages = 0;
+  if (FILE* statm = std::fopen("/proc/self/statm", "r")) {
+    if (std::fscanf(statm, "%" SCNu64, &mapped_pages) != 1) mapped_pages = 0;
+    std::fclose(statm);
+  }
+  const uint64_t wanted = mapped_pages * uint64_t(sysconf(_SC_PAGESIZE)) + kLargeStackBytes + (cap_mb << 20);
+  rlimit now{};
+  if (getrlimit(RLIMIT_AS, &now) != 0) return limit;
+  if (now.rlim_cur != RLIM_INFINITY && now.rlim_cur <= wanted) {
+    limit.kind = MemoryLimit::Kind::kInherited;
+    limit.mb = now.rlim_cur >> 20;
+    return limit;
+  }
+  rlimit capped{wanted, now.rlim_max};
+  if (setrlimit(RLIMIT_AS, &capped) == 0) {
+    limit.kind = MemoryLimit::Kind::kCap;
+    limit.mb = cap_mb;
+  }
+#endif
+  return limit;
+}
+
+void say_out_of_memory(const std::string& input, const std::string& doing, const MemoryLimit& limit) {
+  std::fprintf(stderr, "umbra report: %s: out of memory %s: it needs more than %s\n", input.c_str(), doing.c_str(),
+               limit.described().c_str());
+}
 
 int usage_error(const std::string& message) {
   std::fprintf(stderr, "umbra report: %s\nusage: %s", message.c_str(), kReportSynopsis);
@@ -85,6 +149,13 @@ std::optional<std::string> parse_args(const std::vector<std::string>& args, Repo
       else if (v == "self_ns") out.weight = CollapsedWeight::kSelfNs;
       else if (v == "calls") out.weight = CollapsedWeight::kCalls;
       else return "--collapsed-weight '" + v.value_or("") + "' is not samples, cpu_samples, self_ns or calls";
+    } else if (a == "--max-memory-mb") {
+      auto v = value();
+      auto n = v ? parse_unsigned(*v, 1, kMaxMemoryMb) : std::nullopt;
+      if (!n)
+        return "--max-memory-mb '" + v.value_or("") + "' is not a whole number from 1 to " +
+               std::to_string(kMaxMemoryMb);
+      out.max_memory_mb = *n;
     } else if (a == "--runtime-frames") {
       auto v = value();
       out.runtime_frames = v ? runtime_frames_named(*v) : std::nullopt;
@@ -165,11 +236,64 @@ void print_top(const Report& report, uint64_t n) {
   }
 }
 
+// Reads the report in `text` and writes what `a` asks for; `status` 2 for a file that is not a report, a thread not
+// found or a file not written. `doing` names the step under way.
+void convert(const ReportArgs& a, std::string& text, std::string& doing, int& status) {
+  Report report;
+  try {
+    report = load_report_from_text(text);
+  } catch (const JsonParseError& e) {
+    std::fprintf(stderr, "umbra report: %s: line %zu, column %zu (byte %zu): %s\n", a.input.c_str(), e.line,
+                 e.column, e.offset, e.what());
+    status = 2;
+    return;
+  } catch (const ReportFormatError& e) {
+    std::fprintf(stderr, "umbra report: %s: %s\n", a.input.c_str(), e.what());
+    status = 2;
+    return;
+  }
+  std::string().swap(text);  // read: its memory goes to the formats
+  if (a.thread) {
+    std::vector<ReportThread> kept;
+    for (auto& t : report.threads)
+      if ((t.name && *t.name == *a.thread) || std::to_string(t.os_tid) == *a.thread) kept.push_back(std::move(t));
+    if (kept.empty()) {
+      std::fprintf(stderr, "umbra report: %s: no thread named or with OS id '%s'\n", a.input.c_str(),
+                   a.thread->c_str());
+      status = 2;
+      return;
+    }
+    report.threads = std::move(kept);
+  }
+  if (a.merge_threads) {
+    doing = "merging its threads";
+    merge_threads(report);
+  }
+  if (a.runtime_frames) report.runtime_frames = *a.runtime_frames;
+  OutputRequest request{a.prefix, a.formats, a.min_percent, report.pid,
+                        CollapsedOptions{a.weight, a.collapsed_threads}};
+  progress("writing " + std::to_string(a.formats.size()) + " format(s)");
+  doing = "writing " + a.prefix + ".*";
+  auto written = write_report_files(report, request, [&](const std::string& line) {
+    std::fprintf(stderr, "umbra report: %s\n", line.c_str());
+  });
+  // A report cut to its bounds is said, not failed; a file not written where asked fails.
+  for (const auto& format : a.formats)
+    if (std::find(written.begin(), written.end(), a.prefix + format_extension(format)) == written.end()) status = 2;
+  for (const auto& w : written) std::fprintf(stderr, "umbra report: wrote %s\n", w.c_str());
+  if (a.top) {
+    doing = "listing its top methods";
+    if (report.runtime_frames == RuntimeFrames::kFold) fold_runtime_frames(report);  // already, if a file was
+    print_top(report, *a.top);
+  }
+}
+
 }  // namespace
 
 int run_report_command(const std::vector<std::string>& args) {
   ReportArgs a;
   if (auto problem = parse_args(args, a)) return usage_error(*problem);
+  const MemoryLimit limit = limit_memory(a.max_memory_mb.value_or(default_max_memory_mb()));
 
   std::ifstream in(a.input, std::ios::binary);
   if (!in) {
@@ -180,54 +304,33 @@ int run_report_command(const std::vector<std::string>& args) {
   // three times over, for the whole command.
   std::string text;
   std::error_code size_error;
-  if (auto size = std::filesystem::file_size(a.input, size_error); !size_error) text.reserve(size);
-  char chunk[1 << 16];
-  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) text.append(chunk, size_t(in.gcount()));
+  const uint64_t size = std::filesystem::file_size(a.input, size_error);
+  if (!size_error && limit.kind != MemoryLimit::Kind::kNone && size > (limit.mb << 20)) {
+    std::fprintf(stderr, "umbra report: %s: not read: its %" PRIu64 " MiB of text are more than %s\n", a.input.c_str(),
+                 (size + (1 << 20) - 1) >> 20, limit.described().c_str());
+    return 2;
+  }
+  try {
+    if (!size_error) text.reserve(size);
+    char chunk[1 << 16];
+    while (in.read(chunk, sizeof chunk) || in.gcount() > 0) text.append(chunk, size_t(in.gcount()));
+  } catch (const std::bad_alloc&) {
+    std::string().swap(text);
+    say_out_of_memory(a.input, "reading it", limit);
+    return 2;
+  }
   progress("read " + a.input + " (" + std::to_string(text.size()) + " bytes), parsing");
 
   int status = 0;
   std::string error;
   bool ran = run_on_large_stack([&] {
-    Report report;
+    // Each step's words for a std::bad_alloc met in it: the cap, or a file larger than memory, ends in one line.
+    std::string doing = "reading it";
     try {
-      report = load_report_from_text(text);
-    } catch (const JsonParseError& e) {
-      std::fprintf(stderr, "umbra report: %s: line %zu, column %zu (byte %zu): %s\n", a.input.c_str(), e.line,
-                   e.column, e.offset, e.what());
+      convert(a, text, doing, status);
+    } catch (const std::bad_alloc&) {
+      say_out_of_memory(a.input, doing, limit);
       status = 2;
-      return;
-    } catch (const ReportFormatError& e) {
-      std::fprintf(stderr, "umbra report: %s: %s\n", a.input.c_str(), e.what());
-      status = 2;
-      return;
-    }
-    if (a.thread) {
-      std::vector<ReportThread> kept;
-      for (auto& t : report.threads)
-        if ((t.name && *t.name == *a.thread) || std::to_string(t.os_tid) == *a.thread) kept.push_back(std::move(t));
-      if (kept.empty()) {
-        std::fprintf(stderr, "umbra report: %s: no thread named or with OS id '%s'\n", a.input.c_str(),
-                     a.thread->c_str());
-        status = 2;
-        return;
-      }
-      report.threads = std::move(kept);
-    }
-    if (a.merge_threads) merge_threads(report);
-    if (a.runtime_frames) report.runtime_frames = *a.runtime_frames;
-    OutputRequest request{a.prefix, a.formats, a.min_percent, report.pid,
-                          CollapsedOptions{a.weight, a.collapsed_threads}};
-    progress("writing " + std::to_string(a.formats.size()) + " format(s)");
-    auto written = write_report_files(report, request, [&](const std::string& line) {
-      std::fprintf(stderr, "umbra report: %s\n", line.c_str());
-    });
-    // A report cut to its bounds is said, not failed; a file not written where asked fails.
-    for (const auto& format : a.formats)
-      if (std::find(written.begin(), written.end(), a.prefix + format_extension(format)) == written.end()) status = 2;
-    for (const auto& w : written) std::fprintf(stderr, "umbra report: wrote %s\n", w.c_str());
-    if (a.top) {
-      if (report.runtime_frames == RuntimeFrames::kFold) fold_runtime_frames(report);  // already, if a file was
-      print_top(report, *a.top);
     }
   }, &error);
   if (!ran) {
