@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -162,7 +163,9 @@ void hide_secrets(int argc, char** argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+// An allocation that fails anywhere on this thread is one line and status 2, not an abort (`umbra report` says more
+// about its own, made on a thread of its own).
+int main(int argc, char** argv) try {
   using namespace umbra::launcher;
   std::vector<std::string> args(argv + 1, argv + argc);
   hide_secrets(argc, argv);
@@ -205,4 +208,7 @@ int main(int argc, char** argv) {
   std::fputs(report_listing(prefix, status).c_str(), stderr);
   int exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return exit_code;
+} catch (const std::bad_alloc&) {
+  std::fputs("umbra: out of memory (an address-space limit, ulimit -v, too low?)\n", stderr);
+  return 2;
 }
