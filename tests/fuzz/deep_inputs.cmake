@@ -1,5 +1,6 @@
 # Writes the deep inputs into OUT: call-tree chains at and one past the reader's depth limit (kMaxReportDepth in
-# src/report/report_reader.h), nesting past the parser's limit, and deep "stats" and unknown fields.
+# src/report/report_reader.h), nesting past the parser's limit, deep "stats" and unknown fields, and a chain of claims
+# of children too many to check in.
 file(STRINGS ${CMAKE_CURRENT_LIST_DIR}/../../src/report/report_reader.h limit
      REGEX "kMaxReportDepth = size_t\\(1\\) << [0-9]+")
 if(NOT limit MATCHES "<< ([0-9]+)")
@@ -47,3 +48,13 @@ string(REPEAT "[" 200000 open)
 string(REPEAT "]" 200000 close)
 file(WRITE ${OUT}/unknown_field_deep.json "${head}{\"name\":\"f\",\"extra\":${open}${close},\"children\":[]}${tail}")
 
+
+# umbra-report/4 nodes each claiming every node after it as its children (each is the only child of the one before):
+# the reader reserved room for every claim, memory the square of the count, before the claims counted what the
+# nodes above still wait for.
+set(claims "")
+foreach(left RANGE 19999 0 -1)
+  string(APPEND claims ",[0,${left}]")
+endforeach()
+string(SUBSTRING "${claims}" 1 -1 claims)
+file(WRITE ${OUT}/claims_every_following_node_20000.json "${head4}${claims}]}]}")
