@@ -9,7 +9,8 @@
 //             waits that failed with EINTR (none should), while the main thread works
 //   dlopen MS a thread loads and unloads a library (libumbra_testplugin.so, beside the native one) in a loop for MS
 //             milliseconds while the main thread works
-// The native library's path comes from UMBRA_TEST_NATIVE_LIB.
+//   shapes MS PHASE...  mixed stacks of everyday shapes (Shapes.cs), each phase for about MS milliseconds
+// The native library's path comes from UMBRA_TEST_NATIVE_LIB; libumbra_shapes.so lies beside it.
 using System;
 using System.Diagnostics;
 using System.Runtime.CompilerServices;
@@ -25,8 +26,15 @@ public static unsafe class Program
 
     public static int Main(string[] args)
     {
-        NativeLibrary.SetDllImportResolver(typeof(Program).Assembly, (name, _, _) =>
-            name == "umbra_testnative" ? (lib = NativeLibrary.Load(Environment.GetEnvironmentVariable("UMBRA_TEST_NATIVE_LIB")!)) : IntPtr.Zero);
+        string native = Environment.GetEnvironmentVariable("UMBRA_TEST_NATIVE_LIB")!;
+        NativeLibrary.SetDllImportResolver(typeof(Program).Assembly, (name, _, _) => name switch
+        {
+            "umbra_testnative" => lib = NativeLibrary.Load(native),
+            "umbra_shapes" => NativeLibrary.Load(System.IO.Path.Combine(System.IO.Path.GetDirectoryName(native)!, "libumbra_shapes.so")),
+            "libc" => NativeLibrary.Load("libc.so.6"),
+            "libz" => NativeLibrary.Load("libz.so.1"),
+            _ => IntPtr.Zero,
+        });
         switch (args[0])
         {
             case "spin": Console.WriteLine($"spin {Spin(1500) > 0}"); break;
@@ -36,6 +44,7 @@ public static unsafe class Program
             case "blocked": Console.WriteLine($"blocked {Blocked()}"); break;
             case "eintr": Console.WriteLine($"eintr failures={StrictWaits(int.Parse(args[1]))}"); break;
             case "dlopen": Console.WriteLine(LoadUnload(int.Parse(args[1])) > 0 ? "dlopen ok" : "dlopen failed"); break;
+            case "shapes": Shapes.Run(args[1..]); break;
         }
         return 0;
     }
