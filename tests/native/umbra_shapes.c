@@ -33,6 +33,20 @@ EXPORT int umbra_shapes_nofp_each(int (*callback)(int), int count) {
   return sum;
 }
 
+/* The same, but leaving RBP as it was (only the stack holds what lives across the calls), as small functions of
+   such libraries often do: a frame-pointer chain through the callback then skips this library's frames. */
+EXPORT int umbra_shapes_keep_rbp_each(int (*callback)(int), int count) {
+  volatile struct {
+    int (*callback)(int);
+    int left, sum;
+  } loop = {callback, count, 0};
+  while (loop.left > 0) {
+    loop.left = loop.left - 1;
+    loop.sum = loop.sum + umbra_shapes_nofp_inner(loop.callback, loop.left);
+  }
+  return loop.sum;
+}
+
 struct thread_args {
   long (*entry)(int);
   int ms;

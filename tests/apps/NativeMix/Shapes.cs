@@ -12,6 +12,8 @@
 //   compress  RunCompress -> zlib compress2 (a managed caller of a CPU-heavy native function)
 //   nofp      RunNoFramePointers -> umbra_shapes_nofp_each -> umbra_shapes_nofp_inner (no frame pointers, unwind tables)
 //             -> [UnmanagedCallersOnly] NoFpCallback -> BusyCallback
+//   keeprbp   RunKeepRbp -> KeepRbpRound -> umbra_shapes_keep_rbp_each -> umbra_shapes_nofp_inner (both leave RBP
+//             as it was) -> [UnmanagedCallersOnly] KeepRbpCallback -> BusyCallback
 //   slow      RunSlow -> qsort -> CompareSlow, each call busy for 20 ms (callbacks at a low frequency)
 // Each phase runs on the main thread except `thread`'s work.
 using System;
@@ -41,6 +43,7 @@ public static unsafe class Shapes
                 "ladder" => RunLadder(ms),
                 "compress" => $"calls={RunCompress(ms)}",
                 "nofp" => $"callbacks={RunNoFramePointers(ms)}",
+                "keeprbp" => $"callbacks={RunKeepRbp(ms)}",
                 "slow" => $"callbacks={RunSlow(ms)}",
                 _ => throw new ArgumentException($"unknown shape {args[i]}"),
             };
@@ -56,6 +59,7 @@ public static unsafe class Shapes
     [DllImport("libz")] static extern int compress2(byte* dest, nuint* destLength, byte* source, nuint sourceLength, int level);
     [DllImport("umbra_shapes")] static extern long umbra_shapes_run_thread(delegate* unmanaged<int, long> entry, int ms);
     [DllImport("umbra_shapes")] static extern int umbra_shapes_nofp_each(delegate* unmanaged<int, int> callback, int count);
+    [DllImport("umbra_shapes")] static extern int umbra_shapes_keep_rbp_each(delegate* unmanaged<int, int> callback, int count);
 
     static int[] Shuffled(int n, int seed)
     {
@@ -243,6 +247,27 @@ public static unsafe class Shapes
     {
         var sw = Stopwatch.StartNew();
         while (sw.ElapsedMilliseconds < ms) sink += umbra_shapes_nofp_each(&NoFpCallback, 100);
+        return calls;
+    }
+
+    // --- keeprbp: callbacks from native code that leaves RBP as it was ---
+    [UnmanagedCallersOnly]
+    static int KeepRbpCallback(int value)
+    {
+        calls++;
+        return BusyCallback(value);
+    }
+
+    // The call into native code from a method without a loop: never replaced on stack (KeepRbpRound's frame record
+    // is the one RBP holds during the callbacks).
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static int KeepRbpRound() => umbra_shapes_keep_rbp_each(&KeepRbpCallback, 100);
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static long RunKeepRbp(int ms)
+    {
+        var sw = Stopwatch.StartNew();
+        while (sw.ElapsedMilliseconds < ms) sink += KeepRbpRound();
         return calls;
     }
 
