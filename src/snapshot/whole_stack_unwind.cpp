@@ -116,13 +116,66 @@ __attribute__((no_sanitize("address"))) uintptr_t leaf_return_address(uintptr_t 
 // UnmanagedCallersOnly callback) keeps its return address on top of its frame, below the record the chain goes to
 // next, which is its caller's caller's: the chain skips the caller. The first word of the few on top of a managed
 // frame that looks like a return address, other than where the chain goes, is that caller if the method has no
-// frame; in a method that has one those words are its locals (the sampler tells the two apart). 0 if none.
-__attribute__((no_sanitize("address"))) uintptr_t return_address_on_top(const Registers& frame, uintptr_t chain_ip) {
+// frame; in a method that has one those words are its locals (the sampler tells the two apart). 0 if none; `slot`
+// gets the word's address.
+__attribute__((no_sanitize("address"))) uintptr_t return_address_on_top(const Registers& frame, uintptr_t chain_ip,
+                                                                        uintptr_t& slot) {
+  slot = 0;
   if (frame.sp == 0 || (frame.sp & 7) != 0 || frame.bp <= frame.sp) return 0;
   uintptr_t end = std::min(frame.bp, frame.sp + kLeafWordsToLook * 8);
   for (uintptr_t at = frame.sp; at < end; at += 8) {
     uintptr_t word = *reinterpret_cast<const uintptr_t*>(at);
-    if (word != chain_ip && is_return_address(word)) return word;
+    if (word != chain_ip && is_return_address(word)) {
+      slot = at;
+      return word;
+    }
+  }
+  return 0;
+}
+
+// Whether the bytes just before `ret` are an indirect call (FF /2: through a register or memory), the only way
+// native code calls managed code (a function pointer: an UnmanagedCallersOnly method, a marshalled delegate's thunk).
+__attribute__((no_sanitize("address"))) bool follows_an_indirect_call(uintptr_t ret) {
+  const CodeRange* range = executable_range_of(ret);
+  return range != nullptr && follows_a_call(ret, range->start) &&
+         reinterpret_cast<const uint8_t*>(ret)[-5] != 0xE8;
+}
+
+// A return address into native code that called a managed method by a function pointer: ELF code with unwind
+// information (the run below is unwound with libunwind from there), after an indirect call.
+bool is_native_callers_return(uintptr_t word) {
+  return !outside_elf_code(word) && follows_an_indirect_call(word);
+}
+
+// A callback's frame may hold stale copies of its own return address, left by earlier calls made deeper in the
+// stack (the caller's frames change size when it is compiled again): the real one is the highest of the copies a
+// few words apart, since stale words lie only below it, in the callback's own frame.
+__attribute__((no_sanitize("address"))) uintptr_t highest_copy(uintptr_t slot) {
+  const uintptr_t word = *reinterpret_cast<const uintptr_t*>(slot);
+  uintptr_t highest = slot;
+  for (int i = 1; i <= kLeafWordsToLook; ++i)
+    if (reinterpret_cast<const uintptr_t*>(slot)[i] == word) highest = slot + 8 * uintptr_t(i);
+  return highest;
+}
+
+// A managed frame the frame-pointer chain cannot leave: an UnmanagedCallersOnly method keeps no frame pointer (the
+// JIT gives it an RSP-based frame), so RBP still holds what its native caller had there, and native code built
+// without frame pointers (libc's qsort, most distro libraries) uses RBP as an ordinary register: no record. Its
+// return address into that caller is on top of its frame: the first word, up from its stack pointer, that returns
+// into native code after an indirect call. Frames between (a method replaced on stack keeps its original frame under
+// the new one) are recovered where their record's saved RBP is `frame.bp`, as the chain would have found them.
+// Returns the slot of the native return address, 0 if none within kMaxScanBytes.
+__attribute__((no_sanitize("address"))) uintptr_t native_caller_slot(const Registers& frame, NativeCapture& capture,
+                                                                     uint32_t& count, bool& truncated) {
+  if (frame.sp == 0 || (frame.sp & 7) != 0) return 0;
+  for (uintptr_t at = frame.sp; at < frame.sp + kMaxScanBytes; at += 8) {
+    uintptr_t word = *reinterpret_cast<const uintptr_t*>(at);
+    if (is_native_callers_return(word)) return highest_copy(at);
+    if (at > frame.sp && *reinterpret_cast<const uintptr_t*>(at - 8) == frame.bp && outside_elf_code(word) &&
+        is_return_address(word) && !add_recovered(capture, count, word)) {
+      truncated = true;
+      return 0;
+    }
   }
   return 0;
 }
@@ -151,6 +204,16 @@ __attribute__((no_sanitize("address"))) void unwind_whole_stack(NativeCapture& c
   ucontext_t restart = *interrupted;
   bool by_frame_pointer = false;  // also ELF code that has no unwind information (libunwind would not move)
   bool entered_from_native = false;  // the next managed frame is the one a native run returns into
+  // A native run tried from a return address found on top of a managed frame whose chain went on into managed code
+  // (a callback whose native caller left RBP alone: the chain skipped the whole native run). Kept only if the run
+  // ends in the very frame whose record the chain went to; else the chain's way is taken.
+  struct Trial {
+    bool active = false;
+    uint32_t count = 0;    // frames before the run
+    uint32_t managed = 0;  // the callback's frame
+    Registers chain{};     // where the chain went
+    uintptr_t caller = 0;  // the skipped caller noted for the callback's frame
+  } trial;
   while (r.ip != 0) {
     if (by_frame_pointer || outside_elf_code(r.ip)) {
       by_frame_pointer = false;
@@ -166,23 +229,46 @@ __attribute__((no_sanitize("address"))) void unwind_whole_stack(NativeCapture& c
       uintptr_t frameless_caller = entered_from_native ? leaf_return_address(r.sp) : 0;
       entered_from_native = false;
       const Registers managed = r;
-      if (truncated || !step_frame_pointer(r)) break;
+      if (truncated) break;
+      if (!step_frame_pointer(r)) {
+        // No record here: a callback called by native code that uses RBP as an ordinary register. (Only where the
+        // chain cannot go on at all: a chain going to an address the code table does not know may be going to code
+        // the runtime compiled since the mappings were last read, and words further up are then stale.)
+        if (frameless_caller != 0 && !add_recovered(capture, count, frameless_caller)) {
+          truncated = true;
+          break;
+        }
+        const uintptr_t slot = native_caller_slot(managed, capture, count, truncated);
+        if (slot == 0) break;
+        r = {*reinterpret_cast<const uintptr_t*>(slot), slot + 8, managed.bp};
+        signal_frame = false;
+        continue;
+      }
       // The frame whose callers may have been skipped: the recovered one if any (it lies between this frame's
       // stack pointer and the record the chain went to), else this one.
       const bool recovered = recovered_sp != 0;
       const uint32_t top_index = recovered ? managed_index + 1 : managed_index;
       const Registers top = recovered ? Registers{0, recovered_sp, managed.bp} : managed;
-      uintptr_t on_top = return_address_on_top(top, r.ip);
+      uintptr_t on_top_slot = 0;
+      uintptr_t on_top = return_address_on_top(top, r.ip, on_top_slot);
       if (on_top != frameless_caller && on_top != capture.word_at_sp) capture.skipped_caller[top_index] = on_top;
       // A managed frame without a frame pointer that called into native code (a runtime helper): its return address
       // is on top of its stack, and the chain skipped it, as for a frameless leaf.
       if (frameless_caller != 0 && frameless_caller != r.ip) add_recovered(capture, count, frameless_caller);
+      // A callback whose native caller left RBP as it was: the chain went on into managed code past the whole native
+      // run. Tried from the native return address on top; see Trial.
+      if (!trial.active && frameless_caller == 0 && on_top != 0 && outside_elf_code(r.ip) &&
+          is_native_callers_return(on_top)) {
+        trial = {true, count, top_index, r, capture.skipped_caller[top_index]};
+        capture.skipped_caller[top_index] = 0;
+        r = {on_top, highest_copy(on_top_slot) + 8, managed.bp};
+      }
       signal_frame = false;
       continue;
     }
     // A run from a managed frame down to the stack's end (the thread's start) is the same at every capture while its
     // return addresses stay in their slots.
-    if (!signal_frame) {
+    if (!signal_frame && !trial.active) {
       if (const NativeRunCache::Entry* end = capture.stack_ends.find(r.ip, r.sp, r.bp)) {
         for (uint32_t i = 0; i < end->count; ++i) {
           if (count == capture.capacity()) {
@@ -249,6 +335,23 @@ __attribute__((no_sanitize("address"))) void unwind_whole_stack(NativeCapture& c
         stack_ended = step == 0;  // the frame's unwind information says the stack ends here (not an error)
       }
       break;
+    }
+    if (trial.active) {
+      trial.active = false;
+      // The run must end in managed code, in the frame whose record the chain went to: RBP is that record, below
+      // the chain's next frame.
+      const bool kept = more && !by_frame_pointer && !truncated && outside_elf_code(r.ip) && is_return_address(r.ip) &&
+                        r.bp + 16 == trial.chain.sp && r.sp <= r.bp;
+      if (!kept) {
+        count = trial.count;
+        truncated = false;
+        stack_ended = false;
+        capture.skipped_caller[trial.managed] = trial.caller;
+        r = trial.chain;
+        more = true;
+        by_frame_pointer = false;
+        entered_from_native = false;
+      }
     }
     if (run != nullptr && stack_ended && !truncated) capture.stack_ends.keep(*run);
     signal_frame = false;

@@ -1,0 +1,123 @@
+// Mixed stacks in the shapes programs make every day (NativeMix `shapes`): each callback's samples under its managed
+// caller with the native frames between, and a native thread's work down to its native start. Sampled mode, the
+// walker by signal (the default).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "e2e_env.h"
+#include "process.h"
+#include "report_query.h"
+
+namespace umbra::testing {
+namespace {
+
+const std::string S = "NativeMix.Shapes.";
+
+// The samples of every node named `callback` in `report`, and those whose path, from the callback down, has the
+// native frames `between` (each named somewhere between it and its nearest managed ancestor) and that ancestor named
+// `caller`.
+struct Placed {
+  uint64_t samples = 0;
+  uint64_t under_caller = 0;
+};
+
+Placed placed(const JsonValue& report, const std::string& callback, const std::string& caller,
+              const std::vector<std::string>& between) {
+  Placed out;
+  for (const auto& thread : threads_of(report)) {
+    for_each_path(thread, [&](const std::vector<const JsonValue*>& path) {
+      if (name_of(*path.back()) != callback) return;
+      out.samples += samples_of(*path.back());
+      std::vector<bool> seen(between.size(), false);
+      for (size_t i = path.size() - 1; i-- > 0;) {
+        const JsonValue& n = *path[i];
+        if (n.find("kind")->as_string() == "managed") {
+          if (name_of(n) == caller && std::find(seen.begin(), seen.end(), false) == seen.end())
+            out.under_caller += samples_of(*path.back());
+          return;
+        }
+        for (size_t b = 0; b < between.size(); ++b) seen[b] = seen[b] || name_of(n) == between[b];
+      }
+    });
+  }
+  return out;
+}
+
+class MixedShapes : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    std::string dir = scratch_dir("mixed_shapes");
+    process_ = new ProcessResult(run_process(
+        with_app({launcher_path(), "run", "--mode", "sampled", "-o", dir + "/r", "--"}, "NativeMix",
+                 {"shapes", "1500", "fnptr", "thread", "nofp", "keeprbp"}),
+        {{"UMBRA_TEST_NATIVE_LIB", native_test_library()}}));
+    report_ = new JsonValue(load_report(dir + "/r.json"));
+  }
+  static void TearDownTestSuite() {
+    delete process_;
+    delete report_;
+  }
+  static ProcessResult* process_;
+  static JsonValue* report_;
+};
+ProcessResult* MixedShapes::process_;
+JsonValue* MixedShapes::report_;
+
+TEST_F(MixedShapes, ProgramRanEveryShape) {
+  ASSERT_EQ(process_->exit_code, 0) << process_->err;
+  EXPECT_NE(process_->out.find("shape fnptr callbacks="), std::string::npos) << process_->out;
+  EXPECT_NE(process_->out.find("shape thread entries=2"), std::string::npos) << process_->out;
+  EXPECT_NE(process_->out.find("shape nofp callbacks="), std::string::npos) << process_->out;
+  EXPECT_NE(process_->out.find("shape keeprbp callbacks="), std::string::npos) << process_->out;
+}
+
+// libc's qsort (no frame pointers: RBP is an ordinary register there) calling an UnmanagedCallersOnly comparer,
+// which the JIT compiles without a frame pointer of its own.
+TEST_F(MixedShapes, QsortComparerByFunctionPointerUnderItsCaller) {
+  Placed p = placed(*report_, S + "CompareFnPtr", S + "RunFnPtr", {"qsort_r"});
+  ASSERT_GT(p.samples, 20u);
+  EXPECT_GE(double(p.under_caller), 0.95 * double(p.samples)) << p.under_caller << " of " << p.samples;
+}
+
+// A thread made by pthread_create that enters managed code through an UnmanagedCallersOnly entry point: its work
+// down to the entry point and the native start routine.
+TEST_F(MixedShapes, NativeThreadsWorkDownToItsStart) {
+  uint64_t work = 0, from_start = 0;
+  for (const auto& thread : threads_of(*report_)) {
+    for_each_path(thread, [&](const std::vector<const JsonValue*>& path) {
+      if (name_of(*path.back()) != S + "ThreadWork") return;
+      if (path.size() >= 2 && name_of(*path[path.size() - 2]) == S + "ThreadWork") return;  // counted at the outer one
+      work += samples_of(*path.back());
+      bool entry = false, start = false;
+      for (const JsonValue* n : path) {
+        entry |= name_of(*n) == S + "ThreadEntry";
+        start |= name_of(*n) == "umbra_shapes_thread_start";
+      }
+      if (entry && start) from_start += samples_of(*path.back());
+    });
+  }
+  ASSERT_GT(work, 20u);
+  EXPECT_GE(double(from_start), 0.95 * double(work)) << from_start << " of " << work;
+}
+
+// A library built without frame pointers (with unwind tables, as distro libraries are) calling back into managed
+// code: both of its frames between the callback and its caller.
+TEST_F(MixedShapes, CallbackFromALibraryWithoutFramePointersUnderItsCaller) {
+  Placed p = placed(*report_, S + "NoFpCallback", S + "RunNoFramePointers",
+                    {"umbra_shapes_nofp_inner", "umbra_shapes_nofp_each"});
+  ASSERT_GT(p.samples, 20u);
+  EXPECT_GE(double(p.under_caller), 0.95 * double(p.samples)) << p.under_caller << " of " << p.samples;
+}
+
+// The same from native code that leaves RBP as it was: the frame-pointer chain through the callback goes on into
+// managed code past the library's frames, which must be there all the same.
+TEST_F(MixedShapes, CallbackFromNativeCodeThatLeavesRbpUnderItsCaller) {
+  Placed p = placed(*report_, S + "KeepRbpCallback", S + "KeepRbpRound",
+                    {"umbra_shapes_nofp_inner", "umbra_shapes_keep_rbp_each"});
+  ASSERT_GT(p.samples, 20u);
+  EXPECT_GE(double(p.under_caller), 0.95 * double(p.samples)) << p.under_caller << " of " << p.samples;
+}
+
+}  // namespace
+}  // namespace umbra::testing
