@@ -198,9 +198,66 @@ TEST_F(Privilege, DumpNamesAControlFifoTakenByAnotherUser) {
   EXPECT_NE(dump.err.find("a FIFO of uid " + std::to_string(kThirdUser)), std::string::npos) << dump.err;
 }
 
+// Attack 7: the program's $TMPDIR, in the line saying it has no control FIFO, reaches root's terminal escaped.
+TEST_F(Privilege, DumpShowsTheProgramsTmpdirEscaped) {
+  ProcessResult dump;
+  run_process(as_user(kProgramUser, {"sleep", "30"}), {{"TMPDIR", "/nowhere/\x1b]0;taken\x07"}}, kTimeout,
+              [&](pid_t pid) {
+                std::this_thread::sleep_for(std::chrono::milliseconds(100));
+                dump = run_process({launcher_path(), "dump", std::to_string(pid), "--wait", "2"}, {}, kTimeout);
+                kill(pid, SIGKILL);
+              });
+  EXPECT_EQ(dump.exit_code, 2);
+  EXPECT_NE(dump.err.find("/nowhere/\\x1b]0;taken\\x07"), std::string::npos) << dump.err;
+  EXPECT_EQ(dump.err.find('\x1b'), std::string::npos) << dump.err;
+}
+
+// The program's user stops the work done as that user (SIGSTOP): root's launcher ends it and says so, instead of
+// waiting for good.
+TEST_F(Privilege, DumpDoesNotWaitOnAStoppedChild) {
+  ProcessResult stopped;
+  run_process(as_user(kProgramUser, {UMBRA_TEST_HOSTILE_TARGET, "dump", "silent", ""}), {{"TMPDIR", tmp_}}, kTimeout,
+              [&](pid_t pid) {
+                for (int i = 0; i < 400; ++i) {
+                  std::error_code error;
+                  bool made = false;
+                  for (const auto& entry : std::filesystem::directory_iterator(tmp_, error))
+                    made = made || entry.path().filename().string().rfind("umbra-control-", 0) == 0;
+                  if (made) break;
+                  std::this_thread::sleep_for(std::chrono::milliseconds(25));
+                }
+                stopped = run_process({launcher_path(), "dump", std::to_string(pid), "--wait", "40"},
+                                      {{"TMPDIR", tmp_}}, kTimeout, [&](pid_t launcher) {
+                                        // The launcher's child, once it runs as the program's user.
+                                        for (int i = 0; i < 400; ++i) {
+                                          std::this_thread::sleep_for(std::chrono::milliseconds(25));
+                                          std::error_code error;
+                                          for (const auto& entry : std::filesystem::directory_iterator("/proc", error)) {
+                                            std::string name = entry.path().filename().string();
+                                            if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+                                            auto stat = launcher::read_process_stat(std::stoll(name));
+                                            struct stat owner {};
+                                            if (stat && stat->parent == launcher &&
+                                                ::stat(("/proc/" + name).c_str(), &owner) == 0 &&
+                                                owner.st_uid == kProgramUser) {
+                                              run_process(as_user(kProgramUser, {"kill", "-STOP", name}));
+                                              return;
+                                            }
+                                          }
+                                        }
+                                      });
+                kill(pid, SIGKILL);
+              });
+  EXPECT_NE(stopped.exit_code, 0);
+  EXPECT_NE(stopped.err.find("was stopped (signal 19); ending it"), std::string::npos) << stopped.err;
+}
+
 // Attack 4: the diagnostics socket's name taken by a third user (or by another process of the program's user):
 // root sent it every UMBRA_ setting, a push URL's password included.
+// Attack 7 too: the program's $TMPDIR, in the refusal's path, reaches root's terminal only escaped.
 TEST_F(Privilege, AttachSpeaksOnlyToTheProgramsRuntime) {
+  tmp_ = base_ + "/t\x1b]0;taken\x07mp";
+  ASSERT_EQ(mkdir(tmp_.c_str(), 0755), 0);
   chmod(tmp_.c_str(), 01777);
   for (uid_t squatter_user : {kThirdUser, kProgramUser}) {
     ProcessResult attach, squatter;
@@ -228,6 +285,7 @@ TEST_F(Privilege, AttachSpeaksOnlyToTheProgramsRuntime) {
     EXPECT_EQ(squatter.out.find("UMBRA_"), std::string::npos) << squatter.out;
     EXPECT_EQ(squatter.out.find("secret-token"), std::string::npos) << squatter.out;
     EXPECT_EQ(attach.err.find("secret-token"), std::string::npos) << attach.err;
+    EXPECT_EQ(attach.err.find('\x1b'), std::string::npos) << attach.err;
     EXPECT_NE(attach.err.find(squatter_user == kThirdUser ? "belongs to uid 65533" : "is not the program's"),
               std::string::npos)
         << attach.err;

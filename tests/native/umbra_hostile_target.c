@@ -12,6 +12,7 @@
                            answer-link PATH   each umbra-dump-* directory's answer FIFO swapped for a link to PATH
                                               as soon as the directory lets it
                            escapes            answers with terminal escape sequences in a file name
+                           silent             reads requests and never answers
      squat DIR PID START listens on DIR/dotnet-diagnostic-PID-START-socket (another process's name) and writes
                          whatever it receives to standard output
    Ends by itself after 20 s. Prints "ready" once it listens. */

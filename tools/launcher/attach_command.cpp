@@ -307,13 +307,20 @@ int attach_as_program_user(const AttachRequest& request, const std::string& libr
 }  // namespace
 
 int run_attach_command(const AttachRequest& request, const std::string& library_path) {
-  AttachTarget target = find_attach_target(request.pid);
-  if (!target.problem.empty()) {
-    say(target.problem);
+  // Root reads the program's /proc entries alone; the socket in its $TMPDIR is looked for as its user.
+  ProcessBasics owner = process_basics(request.pid, "attach");
+  if (!owner.problem.empty()) {
+    say(owner.problem);
     return 2;
   }
-  return run_as_program_user(target.uid, target.gid,
-                             [&] { return attach_as_program_user(request, library_path, target); });
+  return run_as_program_user(owner.uid, owner.gid, owner.groups, [&] {
+    AttachTarget target = find_attach_target(request.pid);
+    if (!target.problem.empty()) {
+      say(display_text(target.problem, 4096));  // it may hold the program's $TMPDIR
+      return 2;
+    }
+    return attach_as_program_user(request, library_path, target);
+  });
 }
 
 }  // namespace umbra::launcher

@@ -105,6 +105,17 @@ void read_owner(const std::string& status, AttachTarget& target) {
   target.gid = gid_t(second_field("\nGid:"));
 }
 
+// The "Groups:" line of /proc/PID/status.
+std::vector<gid_t> supplementary_groups(const std::string& status) {
+  std::vector<gid_t> groups;
+  size_t at = status.find("\nGroups:");
+  if (at == std::string::npos) return groups;
+  std::istringstream fields(status.substr(at + 8, status.find('\n', at + 1) - at - 8));
+  unsigned long group;
+  while (fields >> group) groups.push_back(gid_t(group));
+  return groups;
+}
+
 }  // namespace
 
 std::optional<ProcessStat> read_process_stat(long long pid) {
@@ -144,11 +155,11 @@ std::string diagnostics_socket_name(const std::string& directory, long long pid,
   return directory + "/dotnet-diagnostic-" + std::to_string(pid) + "-" + std::to_string(start_ticks) + "-socket";
 }
 
-ProcessBasics process_basics(long long pid) {
+ProcessBasics process_basics(long long pid, const char* verb) {
   ProcessBasics basics;
   std::string id = std::to_string(pid);
   if (kill(pid_t(pid), 0) != 0) {
-    basics.problem = errno == EPERM ? permission_denied(pid, "ask") : "no process has pid " + id;
+    basics.problem = errno == EPERM ? permission_denied(pid, verb) : "no process has pid " + id;
     return basics;
   }
   std::string proc = "/proc/" + id;
@@ -158,7 +169,7 @@ ProcessBasics process_basics(long long pid) {
   std::optional<std::string> environ = read_proc(proc + "/environ");
   std::optional<std::string> status = read_proc(proc + "/status");
   if (!environ || !status) {
-    basics.problem = errno == EACCES || errno == EPERM ? permission_denied(pid, "ask")
+    basics.problem = errno == EACCES || errno == EPERM ? permission_denied(pid, verb)
                                                        : "cannot read " + proc + ": " + std::strerror(errno);
     return basics;
   }
@@ -166,6 +177,7 @@ ProcessBasics process_basics(long long pid) {
   read_owner(*status, owner);
   basics.uid = owner.uid;
   basics.gid = owner.gid;
+  basics.groups = supplementary_groups(*status);
   basics.tmp_directory = tmp_directory_of(*environ);
   return basics;
 }

@@ -11,6 +11,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace umbra::launcher {
 
@@ -24,14 +25,16 @@ struct AttachTarget {
 
 AttachTarget find_attach_target(long long pid);
 
-// What `umbra dump` needs of a process: its name, user and group, and $TMPDIR as it has it (/tmp if unset);
-// `problem` set (one line) when there is no such process or it is another user's.
+// What root needs of a process before it works as the process's user (program_user.h), read from /proc alone: its
+// name, user, group and supplementary groups, and $TMPDIR as it has it (/tmp if unset); `problem` set (one line)
+// when there is no such process or it is another user's (`verb` says what to do as that user: "attach", "ask").
 struct ProcessBasics {
   std::string name, tmp_directory, problem;
   uid_t uid = 0;
   gid_t gid = 0;
+  std::vector<gid_t> groups;
 };
-ProcessBasics process_basics(long long pid);
+ProcessBasics process_basics(long long pid, const char* verb = "ask");
 
 // Fields 2, 3, 4 and 22 of /proc/{pid}/stat: the name, the state ('Z' for a process that has ended but not been
 // reaped), the parent's pid, and the start time, which tells the process from a later one given the same pid.

@@ -76,13 +76,14 @@ int dump_as_program_user(pid_t pid, const ProcessBasics& process, double wait_s)
   std::string who = "pid " + std::to_string(pid) + " (" + process.name + ")";
   std::optional<ProcessStat> stat = read_process_stat((long long)pid);
   std::string control = report_request_fifo(process.tmp_directory, (long long)pid, stat ? stat->start_ticks : 0);
+  const std::string shown = display_text(control, 4096);  // the program's $TMPDIR is in it
   struct stat st {};
   if (lstat(control.c_str(), &st) != 0) {
-    say(who + " is not profiled by umbra: it has no " + control);
+    say(who + " is not profiled by umbra: it has no " + shown);
     return 2;
   }
   if (!S_ISFIFO(st.st_mode) || st.st_uid != process.uid) {
-    say(control + " is not " + who + "'s: it is " + (S_ISFIFO(st.st_mode) ? "a FIFO" : "not a FIFO") +
+    say(shown + " is not " + who + "'s: it is " + (S_ISFIFO(st.st_mode) ? "a FIFO" : "not a FIFO") +
         " of uid " + std::to_string(st.st_uid) + ", made before the program could make its own; the program cannot " +
         "be asked for a report (its log says so)");
     return 2;
@@ -95,8 +96,8 @@ int dump_as_program_user(pid_t pid, const ProcessBasics& process, double wait_s)
   signal(SIGPIPE, SIG_IGN);
   int fd = open(control.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
   if (fd < 0 || fstat(fd, &st) != 0 || !S_ISFIFO(st.st_mode) || st.st_uid != process.uid) {
-    say(fd < 0 && errno == ENXIO ? who + " no longer listens on " + control + " (is it ending?)"
-                                 : "cannot use " + control + (fd < 0 ? std::string(": ") + strerror(errno)
+    say(fd < 0 && errno == ENXIO ? who + " no longer listens on " + shown + " (is it ending?)"
+                                 : "cannot use " + shown + (fd < 0 ? std::string(": ") + strerror(errno)
                                                                      : ": not a FIFO of the program's user"));
     if (fd >= 0) close(fd);
     return 2;
@@ -187,7 +188,7 @@ int run_dump_command(const std::vector<std::string>& args) {
     say(process.problem);
     return 2;
   }
-  return run_as_program_user(process.uid, process.gid,
+  return run_as_program_user(process.uid, process.gid, process.groups,
                              [&] { return dump_as_program_user(pid_t(*pid), process, wait_s); });
 }
 
