@@ -251,6 +251,7 @@ void on_capture_signal(int signo, siginfo_t* info, void* ucontext) {
     capture->in_system_call = in_system_call;
     capture->count = 0;
     capture->faulted = false;
+    capture->end = StackEnd::kUnwindFailed;
     const pid_t self = pid_t(syscall(SYS_gettid));
     capture->loader_busy = loader_changing_objects() ||
                            !(loader_lock_may_be_taken(self) || loader_lock_held_by_another_unwinder(self));

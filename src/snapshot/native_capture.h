@@ -28,6 +28,7 @@
 #include <memory>
 
 #include "snapshot/native_run_cache.h"
+#include "snapshot/stack_end.h"
 
 namespace umbra {
 
@@ -69,6 +70,7 @@ struct NativeCapture {
   bool signal_blocked = false;       // sampler only: the thread was found with the signal blocked while awaited
   bool in_system_call = false;       // the signal came while the thread was blocked in a system call (off its CPU)
   uintptr_t stop_ip = 0;             // the first IP without unwind information (where managed code begins)
+  StackEnd end = StackEnd::kUnwindFailed;  // through_managed: where the walk ended (the thread's start, or why not)
   uint64_t cpu_ns_at_answer = 0;     // the thread's CPU time as its handler finished (0: not read)
   uintptr_t* frames = nullptr;       // capacity() of them
   // through_managed: bit i set when frames[i] was found on the stack between frame records, not by the chain

@@ -8,6 +8,7 @@
 #include "snapshot/code_ranges.h"
 
 #include "snapshot/native_capture.h"
+#include "snapshot/stack_end.h"
 #include "snapshot/unwind_info.h"
 #include "snapshot/unwind_rows.h"
 
@@ -198,6 +199,7 @@ __attribute__((no_sanitize("address"))) void unwind_whole_stack(NativeCapture& c
   std::fill(capture.recovered, capture.recovered + capture.capacity() / 64, uint64_t(0));
   uintptr_t stop_ip = 0;
   bool truncated = false;
+  StackEnd end = StackEnd::kUnwindFailed;  // what ended the walk unless it was truncated
   bool signal_frame = true;  // the first frame's IP is the interrupted instruction, not a return address
   // Native runs restart libunwind from a copy of the context with the run's first registers: the callee-saved
   // registers other than RBP are stale there, and the CFA rules of ordinary code never read them.
@@ -239,7 +241,10 @@ __attribute__((no_sanitize("address"))) void unwind_whole_stack(NativeCapture& c
           break;
         }
         const uintptr_t slot = native_caller_slot(managed, capture, count, truncated);
-        if (slot == 0) break;
+        if (slot == 0) {
+          end = StackEnd::kNoFrameRecord;
+          break;
+        }
         r = {*reinterpret_cast<const uintptr_t*>(slot), slot + 8, managed.bp};
         signal_frame = false;
         continue;
@@ -269,14 +274,15 @@ __attribute__((no_sanitize("address"))) void unwind_whole_stack(NativeCapture& c
     // A run from a managed frame down to the stack's end (the thread's start) is the same at every capture while its
     // return addresses stay in their slots.
     if (!signal_frame && !trial.active) {
-      if (const NativeRunCache::Entry* end = capture.stack_ends.find(r.ip, r.sp, r.bp)) {
-        for (uint32_t i = 0; i < end->count; ++i) {
+      if (const NativeRunCache::Entry* run = capture.stack_ends.find(r.ip, r.sp, r.bp)) {
+        for (uint32_t i = 0; i < run->count; ++i) {
           if (count == capture.capacity()) {
             truncated = true;
             break;
           }
-          capture.frames[count++] = end->ip[i];
+          capture.frames[count++] = run->ip[i];
         }
+        end = StackEnd::kThreadStart;  // a run is kept only if it ended the stack
         break;
       }
     }
@@ -355,11 +361,15 @@ __attribute__((no_sanitize("address"))) void unwind_whole_stack(NativeCapture& c
     }
     if (run != nullptr && stack_ended && !truncated) capture.stack_ends.keep(*run);
     signal_frame = false;
-    if (!more || truncated) break;
+    if (!more || truncated) {
+      end = stack_ended ? StackEnd::kThreadStart : StackEnd::kUnwindFailed;
+      break;
+    }
   }
   capture.count = count;
   capture.stop_ip = stop_ip;
   capture.truncated = truncated;
+  capture.end = truncated ? StackEnd::kTruncated : end;
 }
 
 }  // namespace umbra

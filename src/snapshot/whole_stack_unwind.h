@@ -19,8 +19,9 @@ namespace umbra {
 
 struct NativeCapture;
 
-// Fills capture.frames leaf first (the interrupted IP, then return addresses), capture.count, capture.truncated
-// and capture.stop_ip (the first JIT-compiled IP).
+// Fills capture.frames leaf first (the interrupted IP, then return addresses), capture.count, capture.truncated,
+// capture.stop_ip (the first JIT-compiled IP) and capture.end: whether the walk reached the thread's start (libunwind
+// found the stack's end), or why it stopped before (snapshot/stack_end.h).
 void unwind_whole_stack(NativeCapture& capture, void* ucontext);
 
 }  // namespace umbra

@@ -411,11 +411,37 @@ TEST(NativeCaptureSignal, AThreadInsideTheHandlerIsSeenUntilItLeaves) {
 
 // Code outside every ELF object, with an RBP frame and no unwind information, as the JIT writes it: push rbp;
 // mov rbp, rsp; mov rax, target; call rax; pop rbp; ret.
+// kNoRecord: code with no frame record (RBP is 0 during the call) and a frame of 2 KiB of zeros, in which no
+// return address into its native caller is found: the walk cannot leave it.
 struct JitLikeCode {
-  explicit JitLikeCode(void (*target)(std::atomic<bool>*)) {
+  enum Frame { kRecord, kNoRecord };
+  explicit JitLikeCode(void (*target)(std::atomic<bool>*), Frame frame = kRecord) {
     memory = mmap(nullptr, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    uint8_t code[] = {0x55, 0x48, 0x89, 0xE5, 0x48, 0xB8, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xD0, 0x5D, 0xC3};
-    std::memcpy(code + 6, &target, sizeof target);
+    if (memory == MAP_FAILED) return;
+    if (frame == kRecord) {
+      uint8_t code[] = {0x55, 0x48, 0x89, 0xE5, 0x48, 0xB8, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xD0, 0x5D, 0xC3};
+      std::memcpy(code + 6, &target, sizeof target);
+      std::memcpy(memory, code, sizeof code);
+      return;
+    }
+    uint8_t code[] = {
+        0x55,                                            // push rbp
+        0x57,                                            // push rdi (the argument)
+        0x31, 0xC0,                                      // xor eax, eax
+        0xB9, 0x00, 0x01, 0x00, 0x00,                    // mov ecx, 256
+        0x48, 0x81, 0xEC, 0x00, 0x08, 0x00, 0x00,        // sub rsp, 2048
+        0x48, 0x89, 0xE7,                                // mov rdi, rsp
+        0xF3, 0x48, 0xAB,                                // rep stosq: 2048 bytes of zeros
+        0x48, 0x8B, 0xBC, 0x24, 0x00, 0x08, 0x00, 0x00,  // mov rdi, [rsp + 2048]
+        0x31, 0xED,                                      // xor ebp, ebp
+        0x6A, 0x00,                                      // push 0 (aligns the stack)
+        0x48, 0xB8, 0, 0, 0, 0, 0, 0, 0, 0,              // mov rax, target
+        0xFF, 0xD0,                                      // call rax
+        0x48, 0x81, 0xC4, 0x08, 0x08, 0x00, 0x00,        // add rsp, 2056
+        0x5F,                                            // pop rdi
+        0x5D,                                            // pop rbp
+        0xC3};                                           // ret
+    std::memcpy(code + 36, &target, sizeof target);
     std::memcpy(memory, code, sizeof code);
   }
   ~JitLikeCode() { munmap(memory, 4096); }
@@ -428,9 +454,11 @@ struct JitLikeCode {
 // times (into the same capture, as the sampler does for a thread); `between` runs before each capture but the first.
 // Each stack is kept from the JIT-like frame down.
 struct WholeStackCaptures {
+  explicit WholeStackCaptures(JitLikeCode::Frame frame = JitLikeCode::kRecord) : jit(umbra_test_native_busy, frame) {}
   std::unique_ptr<NativeCapture> capture = std::make_unique<NativeCapture>();
   std::vector<std::vector<uintptr_t>> stacks;
-  JitLikeCode jit{umbra_test_native_busy};
+  std::vector<StackEnd> ends;
+  JitLikeCode jit;
 };
 
 void capture_whole_stack(WholeStackCaptures& out, int times, const std::function<void()>& between = {}) {
@@ -465,6 +493,7 @@ void capture_whole_stack(WholeStackCaptures& out, int times, const std::function
     uint32_t from = 0;
     while (from < capture.count && !out.jit.contains(capture.frames[from])) ++from;
     out.stacks.emplace_back(capture.frames + from, capture.frames + capture.count);
+    out.ends.push_back(capture.end);
   }
   stop_busy();
 }
@@ -490,6 +519,7 @@ TEST(NativeCapture, TheWholeStackGoesThroughCodeWithoutUnwindInformation) {
   EXPECT_EQ(jit_at, busy_at + 1);
   EXPECT_EQ(caller_at, jit_at + 1);
   EXPECT_GT(start_at, caller_at);
+  EXPECT_EQ(capture.end, StackEnd::kThreadStart);
   EXPECT_TRUE(jit.contains(capture.stop_ip));
   // The return address the handler looks for on top of the stack (a frameless managed leaf's) is into managed code
   // only: here the leaf is native, so it is 0 or the return into the JIT-like code that called it.
@@ -506,6 +536,18 @@ TEST(NativeCapture, TheRunThatEndsTheStackIsUnwoundOnceWhileItStaysOnTheStack) {
   EXPECT_EQ(captures.capture->stack_ends.hits, 2u);
   EXPECT_EQ(captures.stacks[1], captures.stacks[0]);
   EXPECT_EQ(captures.stacks[2], captures.stacks[0]);
+  EXPECT_EQ(captures.ends, std::vector<StackEnd>(3, StackEnd::kThreadStart)) << "a run taken again ends the stack";
+}
+
+// A JIT-like frame the frame-pointer chain cannot leave (no record), with no return address into its native caller
+// within reach: the stack stops there, short of the thread's start, and says why.
+TEST(NativeCapture, AStackThatStopsShortOfTheThreadsStartSaysWhy) {
+  WholeStackCaptures captures(JitLikeCode::kNoRecord);
+  capture_whole_stack(captures, 2);
+  ASSERT_EQ(captures.stacks.size(), 2u);
+  EXPECT_EQ(captures.stacks[0].size(), 1u) << "the JIT-like frame, and nothing below it";
+  EXPECT_EQ(captures.ends, std::vector<StackEnd>(2, StackEnd::kNoFrameRecord));
+  EXPECT_FALSE(captures.capture->truncated);
 }
 
 // A capture asked of another thread (a capture serves one thread, but nothing else keeps it so) never reads the runs
