@@ -169,6 +169,10 @@ const ReportFrame* FrameNamer::managed(clr::FunctionID function) {
 }
 
 const ReportFrame* FrameNamer::of(const SampleFrame& frame) {
+  if (frame == kStackIncompleteFrame) {
+    static const ReportFrame* const incomplete = intern_frame(kStackIncomplete, "", "marker");
+    return incomplete;
+  }
   if (!frame.native || !native_) return managed(frame.id);
   const ReportFrame*& named = slot_for(frame.id << 1 | 1);
   if (named == nullptr) {

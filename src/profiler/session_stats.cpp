@@ -93,6 +93,10 @@ ReportStats::Sampler sampler_stats(const SamplerStats& s, const Config& config, 
       sampler.walk_differences = named_counts(kWalkDifferenceNames, s.walk_differences);
       sampler.threads_sampled_by_snapshot = s.threads_sampled_by_snapshot;
       sampler.samples_by_snapshot = s.samples_by_snapshot;
+      NamedCounts incomplete;  // every reason but the stack's end reached
+      for (size_t r = 1; r < kStackEndCount; ++r)
+        incomplete.push_back({std::string(kStackEndNames[r]), s.incomplete_stacks[r]});
+      sampler.incomplete_stacks = std::move(incomplete);
     }
   }
   return sampler;

@@ -28,6 +28,10 @@ inline size_t hash_frame_strings(std::span<const std::string_view> parts) {
   return h;
 }
 
+// The marker a sampled stack that stopped short of its thread's start is kept under, as its root (sampled mode,
+// walker by signal: snapshot/stack_end.h).
+inline constexpr const char* kStackIncomplete = "[stack incomplete]";
+
 // The one frame with these strings; safe from any thread (it locks). Never called from the hooks.
 const ReportFrame* intern_frame(std::string_view name, std::string_view module = {},
                                 std::string_view kind = "managed");

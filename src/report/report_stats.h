@@ -37,6 +37,9 @@ struct ReportStats {
     // tops): what a sample costs the program beyond the signal's delivery.
     std::optional<uint64_t> capture_cpu_ns_mean;
     std::optional<NamedCounts> drops;  // by the sampler's drop reasons
+    // Sampled mode, walker by signal: samples kept under "[stack incomplete]" (their stack stopped short of the
+    // thread's start), by why the walk stopped.
+    std::optional<NamedCounts> incomplete_stacks;
     // Sampled mode: how stacks were taken ("signal" or "suspend"), and the signal walks checked against
     // DoStackSnapshot's walks of the same moment: walks, managed frames, agreement, differing walks by reason.
     std::optional<std::string> walker;
@@ -70,6 +73,7 @@ struct ReportStats {
       visit("abandoned_captures", s.abandoned_captures);
       visit("capture_cpu_ns_mean", s.capture_cpu_ns_mean);
       visit("drops", s.drops);
+      visit("incomplete_stacks", s.incomplete_stacks);
       visit("walker", s.walker);
       visit("walks_checked", s.walks_checked);
       visit("walks_agreed", s.walks_agreed);

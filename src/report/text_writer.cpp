@@ -117,6 +117,16 @@ std::string signal_walk_check_line(const ReportStats& stats) {
          (differences.empty() ? std::string(" none") : differences) + fallback;
 }
 
+std::string stacks_incomplete_line(const ReportStats& stats) {
+  const auto& s = stats.sampler;
+  if (!s || !s->incomplete_stacks) return "";
+  uint64_t samples = 0;
+  for (const auto& [name, count] : *s->incomplete_stacks) samples += count;
+  if (samples == 0) return "";
+  return "stacks incomplete: " + with_commas(samples) + " samples under " + kStackIncomplete +
+         ", their walk stopped short of the thread's start:" + nonzero(s->incomplete_stacks);
+}
+
 namespace {
 
 // The same drops as the exit line's "not captured" (the hooks' and the sampler's; the samples outside managed code
@@ -139,6 +149,7 @@ std::string stats_lines(const ReportStats& stats) {
   if (uint64_t outside = samples_outside_managed_code(stats))
     out += "outside managed code: " + with_commas(outside) + " samples of threads with no managed frame (sampler." +
            kOutsideManagedCode + ")\n";
+  if (std::string incomplete = stacks_incomplete_line(stats); !incomplete.empty()) out += incomplete + "\n";
   if (std::string walks = signal_walk_check_line(stats); !walks.empty()) out += walks + "\n";
   if (const auto& r = stats.reconcile) {
     auto or_none = [](const std::string& parts) { return parts.empty() ? std::string(" none") : parts; };

@@ -13,5 +13,7 @@ std::string report_to_text(const Report& report, double min_percent);
 
 // "stacks by signal checked against the runtime's walks: ..." (no newline), or "" when none was checked.
 std::string signal_walk_check_line(const ReportStats& stats);
+// "stacks incomplete: N samples under [stack incomplete], ..." by reason (no newline), or "" when there were none.
+std::string stacks_incomplete_line(const ReportStats& stats);
 
 }  // namespace umbra

@@ -7,6 +7,7 @@
 
 #include "sampler/walk_comparison.h"
 #include "snapshot/sample_drop.h"
+#include "snapshot/stack_end.h"
 
 namespace umbra {
 
@@ -35,6 +36,9 @@ struct SamplerStats {
   // busy, CPU time the program does not get.
   uint64_t cpu_ns_total = 0;
   std::array<uint64_t, kSampleDropCount> drops{};
+  // Sampled mode, walker by signal: samples whose stack stopped short of its thread's start, kept under the marker
+  // root "[stack incomplete]", by why it stopped (the thread_start entry stays 0).
+  std::array<uint64_t, kStackEndCount> incomplete_stacks{};
   // Stacks taken by signal under a suspension, checked against DoStackSnapshot's walks of the same moment: walks
   // and their managed frames, how many agreed, and the walks that differed by their first difference.
   uint64_t walks_checked = 0, walks_agreed = 0, walk_frames_checked = 0, walk_frames_agreed = 0;
@@ -44,6 +48,7 @@ struct SamplerStats {
   bool native_tops = false;  // a signal was free for native-top capture
 
   void count(SampleDrop reason) { ++drops[static_cast<size_t>(reason)]; }
+  void count_incomplete(StackEnd end) { ++incomplete_stacks[static_cast<size_t>(end)]; }
   void add_walk_check(const WalkComparison& c) {
     ++walks_checked;
     walk_frames_checked += c.frames;
@@ -67,6 +72,7 @@ struct SamplerStats {
     tick_ns_max = std::max(tick_ns_max, tick.tick_ns_max);
     late_ns_max = std::max(late_ns_max, tick.late_ns_max);
     for (size_t r = 0; r < kSampleDropCount; ++r) drops[r] += tick.drops[r];
+    for (size_t r = 0; r < kStackEndCount; ++r) incomplete_stacks[r] += tick.incomplete_stacks[r];
     for (size_t r = 0; r < kWalkDifferenceCount; ++r) walk_differences[r] += tick.walk_differences[r];
   }
 };

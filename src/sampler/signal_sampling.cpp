@@ -159,6 +159,7 @@ void SignalSampling::attribute(SamplerStats& tick) {
       ++tick.samples;
       ++tick.unchanged_samples;
       if (last.above_hooks) ++tick.above_hooks_samples;
+      if (last.end != StackEnd::kThreadStart) tick.count_incomplete(last.end);
       continue;
     }
     NativeCapture& capture = t.capture;
@@ -318,13 +319,20 @@ void SignalSampling::attribute_stack(SampledThread& thread, bool on_cpu, Sampler
   const size_t n = leaf_first_.size();
   root_first_.assign(leaf_first_.rbegin() + ptrdiff_t(n - at.above), leaf_first_.rend());
   if (at.leaf_caller) root_first_.insert(root_first_.end() - 1, SampleFrame{at.leaf_caller, false});
+  // Sampled mode: a stack that stopped short of its thread's start is kept, under a marker root, and counted by why.
+  const StackEnd end = shadows_ ? StackEnd::kThreadStart : capture.end;
+  if (end != StackEnd::kThreadStart) {
+    root_first_.insert(root_first_.begin(), kStackIncompleteFrame);
+    tick.count_incomplete(end);
+  }
   SampledTree& tree = hooked_frame ? above_[node] : thread.tree;
   uint32_t leaf = tree.add(root_first_.data(), root_first_.size(), on_cpu);
   ++tick.samples;
   if (hooked_frame) ++tick.above_hooks_samples;
   bool native_top = leaf_first_[0].native;
   if (!shadows_) (native_top ? thread.native_samples : thread.managed_samples) += 1;
-  thread.last_signal_sample = SampledThread::LastSignalSample{0, &tree, leaf, nullptr, hooked_frame, native_top};
+  thread.last_signal_sample =
+      SampledThread::LastSignalSample{0, &tree, leaf, nullptr, hooked_frame, native_top, end};
   // A stack that may lack a method is not counted again while the thread stands still: it is taken again.
   if (methods_.missed_unmapped_code()) thread.last_signal_sample.reset();
 }

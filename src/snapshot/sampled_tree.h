@@ -16,6 +16,10 @@ struct SampleFrame {
   bool operator==(const SampleFrame& o) const { return id == o.id && native == o.native; }
 };
 
+// The root of stacks that stopped short of their thread's start (snapshot/stack_end.h), named "[stack incomplete]"
+// in reports: a native frame at address 1, where no code is.
+inline constexpr SampleFrame kStackIncompleteFrame{1, true};
+
 class SampledTree {
  public:
   struct Node {

@@ -63,6 +63,7 @@ struct SampledThread {
     CallNode* node = nullptr;     // the shadow node whose self samples it counted on; neither: no managed frame
     bool above_hooks = false;     // the tree is a hooked node's
     bool native_top = false;      // its leaf was native code
+    StackEnd end = StackEnd::kThreadStart;  // sampled mode: where its stack ended (not at the start: incomplete)
   };
   std::optional<LastSignalSample> last_signal_sample;
   // Sampler thread only, walker by signal: the checks in a row in which the thread's stack by signal lost

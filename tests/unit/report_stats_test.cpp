@@ -37,6 +37,7 @@ TEST(ReportStats, WritesEveryKeyInItsPlace) {
             R"("tick_ns_max":15,"cpu_ns_per_tick":16,"tick_late_ns_mean":88,"tick_late_ns_max":89,)"
             R"("snapshot_ns_mean":17,"shadow_sample_ns_mean":18,)"
             R"("native_tops":true,"abandoned_captures":19,"capture_cpu_ns_mean":68,"drops":{"suspend_failed":0,"no_frames":20},)"
+            R"("incomplete_stacks":{"truncated":0,"no_frame_record":69},)"
       R"("walker":"signal","walks_checked":61,"walks_agreed":62,"walk_frames_checked":64,"walk_frames_agreed":63,)"
       R"("walk_differences":{"missing_leaf":65},"threads_sampled_by_snapshot":66,"samples_by_snapshot":67},)"
             R"("reconcile":{"snapshots":21,"frames_compared":22,"unexplained":23,"skipped_exception_in_flight":24,)"

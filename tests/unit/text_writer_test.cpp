@@ -143,7 +143,7 @@ TEST(TextWriter, NotCapturedListsTheSamplersDropsToo) {
 }
 
 // The header's next lines come from the stats: focused shadow mode's patterns and what they hooked, every drop that
-// is not 0 (the hooks', then the sampler's), sampled mode's check of its stacks by signal, and shadow mode's
+// is not 0 (the hooks', then the sampler's), sampled mode's stacks that stopped short of their thread's start, its check of its stacks by signal, and shadow mode's
 // reconciliation.
 TEST(TextWriter, HeaderShowsTheDropsAndTheReconciliationFromTheStats) {
   Report r = testing::known_report();
@@ -156,6 +156,8 @@ TEST(TextWriter, HeaderShowsTheDropsAndTheReconciliationFromTheStats) {
             "undercounted)\n"
             "not captured: stack_overflow=5\n"
             "outside managed code: 20 samples of threads with no managed frame (sampler.no_frames)\n"
+            "stacks incomplete: 69 samples under [stack incomplete], their walk stopped short of the thread's start: "
+            "no_frame_record=69\n"
             "stacks by signal checked against the runtime's walks: 61 walks, 98.4% of 64 managed frames agree; walks "
             "that differ: missing_leaf=65; 66 threads whose stacks by signal kept differing sampled from snapshot walks "
             "instead (67 samples)\n"

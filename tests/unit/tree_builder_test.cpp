@@ -6,6 +6,7 @@
 #include <set>
 #include <string>
 
+#include "merge/sampled_tree_builder.h"
 #include "shadow_limits.h"
 
 namespace umbra {
@@ -255,6 +256,26 @@ TEST(TreeBuilder, HelpersConvertTheSameTreeAsOneThread) {
     }
     EXPECT_GT(work.shared(), 0u) << "no piece of the tree went to a helper: nothing above was compared";
   }
+}
+
+// A sampled stack that stopped short of its thread's start is kept under the marker, never named as native code
+// (the marker's frame is native, at an address where no code is).
+TEST(TreeBuilder, AStackThatStoppedShortOfItsStartIsKeptUnderTheMarker) {
+  SampledTree tree;
+  const SampleFrame whole[] = {{0x7000, true}, {2, false}};
+  const SampleFrame cut[] = {kStackIncompleteFrame, {2, false}};
+  tree.add(whole, 2, true);
+  tree.add(cut, 2, true);
+  tree.add(cut, 2, false);
+  NativeLookup native = [](uintptr_t ip) { return NativeSymbol{"native_" + std::to_string(ip), "libnative.so"}; };
+  auto roots = build_sampled_roots(tree, name_of, native);
+  ASSERT_EQ(roots.size(), 2u);
+  const ReportNode& marker = roots[0].name() == kStackIncomplete ? roots[0] : roots[1];
+  EXPECT_EQ(marker.name(), kStackIncomplete);
+  EXPECT_EQ(marker.kind(), "marker");
+  EXPECT_EQ(marker.samples, 2u);
+  ASSERT_EQ(marker.children.size(), 1u);
+  EXPECT_EQ(marker.children[0].name(), "App.F2");
 }
 
 }  // namespace
