@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
+#include <set>
 
 #include "e2e_env.h"
 #include "process.h"
@@ -117,6 +119,36 @@ TEST_F(MixedShapes, CallbackFromNativeCodeThatLeavesRbpUnderItsCaller) {
                     {"umbra_shapes_nofp_inner", "umbra_shapes_keep_rbp_each"});
   ASSERT_GT(p.samples, 20u);
   EXPECT_GE(double(p.under_caller), 0.95 * double(p.samples)) << p.under_caller << " of " << p.samples;
+}
+
+// Every sample's stack goes down to its thread's start (libc's clone3 for a thread, the process's _start in the
+// executable, which is unnamed there: "dotnet+0x6bd9") or, stopped short of it, is kept under the marker and counted:
+// none is kept as if it were whole.
+TEST_F(MixedShapes, EveryStackEndsAtItsThreadsStartOrUnderTheMarker) {
+  const std::set<std::string> starts = {"clone3", "__clone3", "clone", "__clone", "start_thread", "_start"};
+  auto is_start = [&](const JsonValue& root) {
+    const std::string module = root.find("module")->as_string();
+    const bool in_executable = module.find(".so") == std::string::npos;
+    return root.find("kind")->as_string() == "native" && (starts.count(name_of(root)) || in_executable);
+  };
+  uint64_t samples = 0, marked = 0;
+  std::map<std::string, uint64_t> other_roots;
+  for (const auto& thread : threads_of(*report_)) {
+    for (const auto& root : roots_of(thread)) {
+      samples += samples_of(root);
+      if (name_of(root) == "[stack incomplete]") marked += samples_of(root);
+      else if (!is_start(root)) other_roots[name_of(root) + " in " + root.find("module")->as_string()] += samples_of(root);
+    }
+  }
+  std::string listed;
+  for (const auto& [name, count] : other_roots) listed += name + "=" + std::to_string(count) + " ";
+  EXPECT_GT(samples, 100u);
+  EXPECT_TRUE(other_roots.empty()) << listed;
+  const JsonValue& sampler = *report_->find("stats")->find("sampler");
+  ASSERT_NE(sampler.find("incomplete_stacks"), nullptr) << sampler.dump();
+  uint64_t counted = 0;
+  for (const auto& [name, count] : sampler.find("incomplete_stacks")->as_object()) counted += count.as_uint();
+  EXPECT_EQ(marked, counted) << sampler.dump();
 }
 
 }  // namespace

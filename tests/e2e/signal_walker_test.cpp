@@ -141,6 +141,43 @@ TEST(SignalWalker, DeepStacksAgreeWithTheRuntimesWalks) {
             0.99 * double(sampler.find("walk_frames_checked")->as_uint())) << stats;
 }
 
+// A stack deeper than a capture ever holds (8,192 frames) stops short of its thread's start: its samples are kept,
+// under the marker root "[stack incomplete]", counted as truncated in the stats and said in the text report's header.
+TEST(SignalWalker, AStackCutShortOfItsStartIsKeptUnderTheMarkerAndCounted) {
+  std::string dir = scratch_dir("walker_incomplete");
+  ProcessResult r = run_process(with_app({launcher_path(), "run", "--mode", "sampled", "--walker", "signal", "-o",
+                                          dir + "/r", "--"},
+                                         "Workloads", {"deep", "10000"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_NE(r.out.find("deep reached=10000"), std::string::npos) << r.out;
+  JsonValue report;
+  run_on_large_stack([&] { report = load_report(dir + "/r.json"); });
+  uint64_t marked = 0, recursion_under_marker = 0;
+  for (const auto& thread : threads_of(report)) {
+    for (const auto& root : roots_of(thread)) {
+      if (name_of(root) != "[stack incomplete]") continue;
+      EXPECT_EQ(root.find("kind")->as_string(), "marker");
+      marked += samples_of(root);
+      for (const auto& child : children_of(root))
+        if (name_of(child) == W + "Recurse") recursion_under_marker += samples_of(child);
+    }
+  }
+  const JsonValue& sampler = *report.find("stats")->find("sampler");
+  ASSERT_NE(sampler.find("incomplete_stacks"), nullptr) << sampler.dump();
+  const JsonValue& incomplete = *sampler.find("incomplete_stacks");
+  uint64_t counted = 0;
+  for (const auto& [name, count] : incomplete.as_object()) counted += count.as_uint();
+  EXPECT_GT(recursion_under_marker, 5u) << sampler.dump();  // the bottom spins 300 ms there
+  EXPECT_GT(incomplete.find("truncated")->as_uint(), 5u) << sampler.dump();
+  EXPECT_EQ(marked, counted) << sampler.dump();
+  std::string text = read_file(dir + "/r.txt");
+  const size_t line = text.find("stacks incomplete: ");
+  ASSERT_NE(line, std::string::npos) << text.substr(0, 2000);
+  const std::string said = text.substr(line, text.find('\n', line) - line);
+  EXPECT_NE(said.find(" samples under [stack incomplete]"), std::string::npos) << said;
+  EXPECT_NE(said.find(" truncated="), std::string::npos) << said;
+}
+
 // Threads taking NullReferenceExceptions in a loop (the runtime raises them from a SIGSEGV and dispatches them in
 // managed code above the faulting frame): the stacks by signal agree with the runtime's walks, which leave the
 // dispatch out, and the faulting method, whose first instruction faulted, is itself and not the method before it.
