@@ -46,6 +46,15 @@ Placed placed(const JsonValue& report, const std::string& callback, const std::s
   return out;
 }
 
+// At least 20 samples of `callback`, and 95% of them under `caller` with the native frames `between`.
+void expect_under_caller(const JsonValue& report, const std::string& callback, const std::string& caller,
+                         const std::vector<std::string>& between) {
+  Placed p = placed(report, callback, caller, between);
+  ASSERT_GT(p.samples, 20u) << callback;
+  EXPECT_GE(double(p.under_caller), 0.95 * double(p.samples))
+      << callback << ": " << p.under_caller << " of " << p.samples;
+}
+
 class MixedShapes : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -79,9 +88,7 @@ TEST_F(MixedShapes, ProgramRanEveryShape) {
 // libc's qsort (no frame pointers: RBP is an ordinary register there) calling an UnmanagedCallersOnly comparer,
 // which the JIT compiles without a frame pointer of its own.
 TEST_F(MixedShapes, QsortComparerByFunctionPointerUnderItsCaller) {
-  Placed p = placed(*report_, S + "CompareFnPtr", S + "RunFnPtr", {"qsort_r"});
-  ASSERT_GT(p.samples, 20u);
-  EXPECT_GE(double(p.under_caller), 0.95 * double(p.samples)) << p.under_caller << " of " << p.samples;
+  expect_under_caller(*report_, S + "CompareFnPtr", S + "RunFnPtr", {"qsort_r"});
 }
 
 // The same comparer as a marshalled delegate (Marshal.GetFunctionPointerForDelegate): qsort calls the runtime's
@@ -90,31 +97,23 @@ TEST_F(MixedShapes, QsortComparerByFunctionPointerUnderItsCaller) {
 // of samples in a 1.5 s phase (3 of 155 by signal, 1 with the suspending walker) and the stub's time shows as the
 // time of qsort's own frames.
 TEST_F(MixedShapes, DISABLED_QsortComparerByMarshalledDelegateUnderItsCaller) {
-  Placed p = placed(*report_, S + "CompareDelegate", S + "RunDelegate", {"qsort_r"});
-  ASSERT_GT(p.samples, 20u);
-  EXPECT_GE(double(p.under_caller), 0.95 * double(p.samples)) << p.under_caller << " of " << p.samples;
+  expect_under_caller(*report_, S + "CompareDelegate", S + "RunDelegate", {"qsort_r"});
 }
 
 // A callback that calls native code again (zlib's crc32 on top of the comparer): its samples, most of them in crc32,
 // under the comparer's caller with qsort between.
 TEST_F(MixedShapes, CallbackThatCallsNativeCodeAgainUnderItsCaller) {
-  Placed p = placed(*report_, S + "CompareCrc", S + "RunCrc", {"qsort_r"});
-  ASSERT_GT(p.samples, 20u);
-  EXPECT_GE(double(p.under_caller), 0.95 * double(p.samples)) << p.under_caller << " of " << p.samples;
+  expect_under_caller(*report_, S + "CompareCrc", S + "RunCrc", {"qsort_r"});
 }
 
 // Callbacks at a low frequency: a few comparisons, each 20 ms long.
 TEST_F(MixedShapes, SlowCallbacksUnderTheirCaller) {
-  Placed p = placed(*report_, S + "CompareSlow", S + "RunSlow", {"qsort_r"});
-  ASSERT_GT(p.samples, 20u);
-  EXPECT_GE(double(p.under_caller), 0.95 * double(p.samples)) << p.under_caller << " of " << p.samples;
+  expect_under_caller(*report_, S + "CompareSlow", S + "RunSlow", {"qsort_r"});
 }
 
 // A managed caller of a CPU-heavy native function: zlib's compress2 under the method that called it.
 TEST_F(MixedShapes, CpuHeavyNativeFunctionUnderItsManagedCaller) {
-  Placed p = placed(*report_, "compress2", S + "RunCompress", {});
-  ASSERT_GT(p.samples, 20u);
-  EXPECT_GE(double(p.under_caller), 0.95 * double(p.samples)) << p.under_caller << " of " << p.samples;
+  expect_under_caller(*report_, "compress2", S + "RunCompress", {});
 }
 
 // A thread made by pthread_create that enters managed code through an UnmanagedCallersOnly entry point: its work
@@ -141,19 +140,15 @@ TEST_F(MixedShapes, NativeThreadsWorkDownToItsStart) {
 // A library built without frame pointers (with unwind tables, as distro libraries are) calling back into managed
 // code: both of its frames between the callback and its caller.
 TEST_F(MixedShapes, CallbackFromALibraryWithoutFramePointersUnderItsCaller) {
-  Placed p = placed(*report_, S + "NoFpCallback", S + "RunNoFramePointers",
-                    {"umbra_shapes_nofp_inner", "umbra_shapes_nofp_each"});
-  ASSERT_GT(p.samples, 20u);
-  EXPECT_GE(double(p.under_caller), 0.95 * double(p.samples)) << p.under_caller << " of " << p.samples;
+  expect_under_caller(*report_, S + "NoFpCallback", S + "RunNoFramePointers",
+                      {"umbra_shapes_nofp_inner", "umbra_shapes_nofp_each"});
 }
 
 // The same from native code that leaves RBP as it was: the frame-pointer chain through the callback goes on into
 // managed code past the library's frames, which must be there all the same.
 TEST_F(MixedShapes, CallbackFromNativeCodeThatLeavesRbpUnderItsCaller) {
-  Placed p = placed(*report_, S + "KeepRbpCallback", S + "KeepRbpRound",
-                    {"umbra_shapes_nofp_inner", "umbra_shapes_keep_rbp_each"});
-  ASSERT_GT(p.samples, 20u);
-  EXPECT_GE(double(p.under_caller), 0.95 * double(p.samples)) << p.under_caller << " of " << p.samples;
+  expect_under_caller(*report_, S + "KeepRbpCallback", S + "KeepRbpRound",
+                      {"umbra_shapes_nofp_inner", "umbra_shapes_keep_rbp_each"});
 }
 
 // Every sample's stack goes down to its thread's start (libc's clone3 for a thread, the process's _start in the
