@@ -1,11 +1,13 @@
 #include "merge/tree_builder.h"
 
+#include <algorithm>
 #include <cmath>
 #include <deque>
 #include <optional>
 #include <string>
 
 #include "merge/sampled_tree_builder.h"
+#include "report/runtime_folding.h"
 
 namespace umbra {
 namespace {
@@ -91,11 +93,18 @@ void convert_siblings(const CallNode* first, size_t count, Lookups& l, SiblingMe
   }
 }
 
-// `node` as it goes under its parent: behind the frames a snapshot found between them, if any.
+// A thread's start below its outermost hooked frame is shown when the program's own code is in it (a thread made by
+// native code); a thread the runtime started keeps its first method as its root.
+bool started_by_program(const std::vector<SampleFrame>& run, Lookups& l) {
+  return std::any_of(run.begin(), run.end(), [&](const SampleFrame& f) { return !is_start_up_plumbing(*l.names.of(f)); });
+}
+
+// `node` as it goes under its parent: behind the frames stacks found between them, if any.
 ReportNode convert_with_splice(const CallNode& node, Lookups& l) {
   ReportNode converted = convert(node, l);
   const std::vector<SampleFrame>* run = l.splices ? l.splices(&node) : nullptr;
   if (run == nullptr || run->empty()) return converted;
+  if (node.parent && node.parent->parent == nullptr && !started_by_program(*run, l)) return converted;
   for (size_t i = run->size(); i-- > 0;) {
     const SampleFrame& f = (*run)[i];
     ReportNode wrapper;

@@ -108,6 +108,8 @@ bool is_runtime_plumbing(const ReportFrame& frame) {
          std::find(kLibcStartUp.begin(), kLibcStartUp.end(), frame.name) != kLibcStartUp.end();
 }
 
+bool is_start_up_plumbing(const ReportFrame& frame) { return is_plumbing(frame, true); }
+
 uint64_t fold_runtime_frames(std::vector<ReportNode>& roots) { return fold_level(roots, true); }
 
 uint64_t fold_runtime_frames(Report& report) {

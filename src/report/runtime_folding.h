@@ -29,6 +29,8 @@ inline constexpr const char* kNativeStartUp = "[native start-up]";
 
 // Whether the frame is the runtime's plumbing wherever it is (the first rule above).
 bool is_runtime_plumbing(const ReportFrame& frame);
+// Whether the frame is plumbing at a thread's root (the rules above, with libc's and an executable's frames).
+bool is_start_up_plumbing(const ReportFrame& frame);
 
 // Folds every thread of `report` in place. The trees must be finished (report/report_tree.h: finish_totals); they
 // stay so, since a run folds into a frame with the samples and time it had. Idempotent: a folded frame is no

@@ -78,13 +78,7 @@ void Reconciliation::after_resume() {
     const Splice& splice = scratch_.splices[s];
     const SampleFrame* frames = scratch_.splice_frames + splice.first;
     if (!splice.native) classify_tailcall_dispatchers(splice, frames);
-    RememberedSplice& remembered = splices_[splice.node];
-    if (splice.count == 0) {
-      ++remembered.seen_without;
-    } else {
-      ++remembered.seen_with;
-      remembered.frames.assign(frames, frames + splice.count);
-    }
+    vote_splice(splices_, splice.node, frames, splice.count);
   }
   total_.add(tick_);
   if (unexplained_pending_) {

@@ -9,26 +9,16 @@
 #pragma once
 
 #include <string>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "hooks/shadow_pool.h"
 #include "merge/reconcile.h"
+#include "merge/splice_votes.h"
 #include "names/function_names.h"
 #include "sampler/stack_tick.h"
 
 namespace umbra {
-
-// Runs of frames found between a shadow node and its parent (root first), with how often each reconcile saw the
-// node with its run and with nothing between. The report shows the run when it was seen at least half the time.
-struct RememberedSplice {
-  std::vector<SampleFrame> frames;
-  uint64_t seen_with = 0;
-  uint64_t seen_without = 0;
-  bool shown() const { return !frames.empty() && seen_with >= seen_without; }
-};
-using SpliceMap = std::unordered_map<const CallNode*, RememberedSplice>;
 
 class Reconciliation final : public WalkObserver {
  public:
@@ -43,6 +33,8 @@ class Reconciliation final : public WalkObserver {
 
   const ReconcileCounts& totals() const { return total_; }
   const SpliceMap& splices() const { return splices_; }
+  // Where stacks taken by signal vote too (merge/splice_votes.h).
+  SpliceMap& splice_votes() { return splices_; }
   const std::string& first_unexplained() const { return first_unexplained_; }
 
  private:

@@ -32,11 +32,11 @@ size_t managed_frames(const std::vector<SampleFrame>& stack) {
 }  // namespace
 
 SignalSampling::SignalSampling(clr::ICorProfilerInfo10& info, ThreadRegistry& threads, SchedulerStates& states,
-                               const ShadowPool* shadows, FunctionNames& names, bool whole_stacks)
+                               const ShadowPool* shadows, FunctionNames& names, SpliceMap* splice_votes)
     : threads_(threads),
       states_(states),
       shadows_(shadows),
-      whole_stacks_(whole_stacks || shadows == nullptr),
+      splice_votes_(splice_votes),
       methods_(info, names),
       names_(names) {
   leaf_first_.reserve(NativeCapture::kFirstFrames);
@@ -85,7 +85,7 @@ void SignalSampling::capture(uint64_t tick_index, uint32_t interval_ms) {
     t.capture.state.compare_exchange_strong(done, NativeCapture::kIdle, std::memory_order_acq_rel);
     if (t.capture.state.load(std::memory_order_acquire) != NativeCapture::kIdle) continue;
     t.capture.tick = tick_index;
-    t.capture.through_managed = whole_stacks_;
+    t.capture.through_managed = true;
     t.capture.shadow = shadow;
     if (request_native_capture(tid, t.capture)) {
       asked_[i] = Asked::kAsked;
@@ -176,8 +176,7 @@ void SignalSampling::attribute(SamplerStats& tick) {
     // On its CPU unless the signal found it waiting in a system call: the state of the stack's own instant, without
     // reading the scheduler's (a /proc file, 5 us a thread).
     const bool on_cpu = !capture.in_system_call;
-    if (whole_stacks_) attribute_stack(t, on_cpu, tick);
-    else attribute_native_top(t, on_cpu, tick);
+    attribute_stack(t, on_cpu, tick);
     auto cpu = thread_cpu_ns(t.os_tid.load(std::memory_order_relaxed));
     if (cpu) t.cpu_ns_seen.store(*cpu, std::memory_order_relaxed);
     if (t.last_signal_sample && cpu && stood_still_since_answer(capture, *cpu)) t.last_signal_sample->cpu_ns = *cpu;
@@ -250,37 +249,6 @@ bool SignalSampling::drop_frames_walks_never_show() {
   return leaf_first_.size() != before;
 }
 
-// Full shadow mode: the native frames on top of the shadow node of the instant the thread answered.
-void SignalSampling::attribute_native_top(SampledThread& thread, bool on_cpu, SamplerStats& tick) {
-  const NativeCapture& capture = thread.capture;
-  CallNode* node = const_cast<CallNode*>(capture.shadow_node);
-  if (node == nullptr || !is_method_node(*node)) {  // no managed code on its stack yet, or none any more
-    tick.count(SampleDrop::kNoFrames);
-    thread.last_signal_sample = SampledThread::LastSignalSample{};
-    return;
-  }
-  if (capture.faulted || capture.loader_busy) {
-    tick.count(capture.faulted ? SampleDrop::kNativeTopFault : SampleDrop::kLoaderBusy);  // sampled without it
-    count_on_node(thread, node, on_cpu, tick);
-    thread.last_signal_sample.reset();
-    return;
-  }
-  if (capture.count == 0) {  // in managed code
-    count_on_node(thread, node, on_cpu, tick);
-    return;
-  }
-  root_first_.clear();
-  for (uint32_t i = capture.count; i-- > 0;) {
-    root_first_.push_back(SampleFrame{capture.frames[i], true});
-    native_ips_.push_back(capture.frames[i]);
-  }
-  SampledTree& tree = above_[node];
-  uint32_t leaf = tree.add(root_first_.data(), root_first_.size(), on_cpu);
-  ++tick.samples;
-  ++tick.above_hooks_samples;
-  thread.last_signal_sample = SampledThread::LastSignalSample{0, &tree, leaf, nullptr, true, true};
-}
-
 void SignalSampling::attribute_stack(SampledThread& thread, bool on_cpu, SamplerStats& tick) {
   using Outcome = SignalStackAlignment::Outcome;
   NativeCapture& capture = thread.capture;
@@ -288,6 +256,9 @@ void SignalSampling::attribute_stack(SampledThread& thread, bool on_cpu, Sampler
   bool hooked_frame = node && is_method_node(*node);
   SignalStackAlignment at{Outcome::kUnaligned};
   if (!capture.faulted && !capture.loader_busy) at = resolve_and_align(capture, node);
+  if (splice_votes_ && hooked_frame && (at.outcome == Outcome::kOnHookedFrame || at.outcome == Outcome::kAboveHooked))
+    vote_splices(*splice_votes_, leaf_first_.data(), leaf_first_.size(), node,
+                 at.outcome == Outcome::kOnHookedFrame ? 0 : at.above, capture.end == StackEnd::kThreadStart, run_);
   switch (at.outcome) {
     case Outcome::kOnHookedFrame: count_on_node(thread, node, on_cpu, tick); return;
     case Outcome::kUnaligned:

@@ -2,14 +2,13 @@
 // asked by signal for its whole stack (snapshot/native_capture.h, through_managed), with no suspension of the
 // runtime, so a method is sampled wherever it runs, not only at the runtime's safe points.
 // - Sampled mode (no shadow pool): each stack is a sample in its thread's sampled tree (SampledThread::tree).
-// - Full shadow mode (every method hooked): the shadow stack has every managed frame, so the handler takes only the
-//   native frames on top of it (none, at no cost, when the thread runs managed code); they become a sample in the
-//   sampled tree of the shadow node of that instant, and a thread in managed code is sampled on that node.
-// - Focused shadow mode: the handler also reads the thread's current shadow node, so each stack is aligned with the
-//   shadow stack of that same instant: the frames above the innermost hooked frame (methods without hooks, native
-//   code) become a sample in that node's sampled tree; a thread with no hooked frame on its stack gets the sample in
-//   its own sampled tree. A stack that does not align is counted on the shadow node alone, as a shadow sample would
-//   be (shadow_only_samples).
+// - Shadow mode: the handler also reads the thread's current shadow node, so each stack is aligned with the shadow
+//   stack of that same instant: the frames above the innermost hooked frame (methods without hooks, native code)
+//   become a sample in that node's sampled tree, and a thread running the hooked method itself is sampled on its
+//   node; a thread with no hooked frame on its stack gets the sample in its own sampled tree. A stack that does not
+//   align is counted on the shadow node alone, as a shadow sample would be (shadow_only_samples). Below the
+//   innermost hooked frame, each hooked node on the way to the thread's start votes for the frames found between it
+//   and its parent (merge/splice_votes.h): a callback's native caller, a native thread's start.
 // check_against() compares the stacks the threads gave under a suspension with DoStackSnapshot's walks of the same
 // moment (sampler/walk_comparison.h), and counts agreement and differences. A thread whose stacks by signal lose
 // managed frames check after check (check_says_fall_back) is sampled from snapshot walks from then on: it is no longer
@@ -46,10 +45,9 @@ using AboveHooks = std::unordered_map<const CallNode*, SampledTree>;
 
 class SignalSampling {
  public:
-  // `shadows`: nullptr in sampled mode. `whole_stacks`: false only in full shadow mode (native tops alone).
-  // `states`: the sampler's, outlives this.
+  // `shadows` and `splice_votes`: nullptr in sampled mode. `states`: the sampler's, outlives this.
   SignalSampling(clr::ICorProfilerInfo10& info, ThreadRegistry& threads, SchedulerStates& states,
-                 const ShadowPool* shadows, FunctionNames& names, bool whole_stacks = true);
+                 const ShadowPool* shadows, FunctionNames& names, SpliceMap* splice_votes = nullptr);
 
   // Asks every thread that has run since its last sample for its stack, and waits for the answers.
   void capture(uint64_t tick_index, uint32_t interval_ms);
@@ -68,7 +66,6 @@ class SignalSampling {
 
  private:
   void attribute_stack(SampledThread& thread, bool on_cpu, SamplerStats& tick);
-  void attribute_native_top(SampledThread& thread, bool on_cpu, SamplerStats& tick);
   void managed_stack_of(const NativeCapture& capture);
   static void make_room_if_truncated(NativeCapture& capture);
   bool scheduler_says_on_cpu(size_t target);
@@ -85,7 +82,7 @@ class SignalSampling {
   ThreadRegistry& threads_;
   SchedulerStates& states_;
   const ShadowPool* shadows_;
-  const bool whole_stacks_;
+  SpliceMap* splice_votes_;
   MethodsByIp methods_;
   std::vector<std::shared_ptr<SampledThread>> targets_;
   enum class Asked : uint8_t { kNotAsked, kUnchanged, kAsked, kBySnapshot };
@@ -100,6 +97,7 @@ class SignalSampling {
   std::vector<uintptr_t> native_ips_;
   std::vector<SampleFrame> root_first_;
   std::vector<SampleFrame> snapshot_;  // check_against: one walk's frames
+  std::vector<SampleFrame> run_;       // vote_splices: one run, root first
   std::vector<clr::FunctionID> invisible_;  // sorted: methods the runtime's walks never show (names/function_names.h)
   uint64_t invisible_generation_ = 0;
   AboveHooks above_;

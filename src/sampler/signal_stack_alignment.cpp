@@ -42,4 +42,21 @@ SignalStackAlignment align_with_shadow(const SampleFrame* leaf_first, size_t n, 
   return {Outcome::kUnaligned};
 }
 
+void vote_splices(SpliceMap& votes, const SampleFrame* leaf_first, size_t n, const CallNode* node, size_t at,
+                  bool reaches_start, std::vector<SampleFrame>& run) {
+  for (; is_method_node(*node); node = node->parent) {
+    if (at >= n || leaf_first[at].native || leaf_first[at].id != node->function) return;
+    size_t next = at + 1;
+    while (next < n && leaf_first[next].native) ++next;
+    const bool outermost = !is_method_node(*node->parent);
+    const bool parent_found = outermost ? next == n && reaches_start
+                                        : next < n && leaf_first[next].id == node->parent->function;
+    if (!parent_found) return;
+    run.clear();
+    for (size_t i = next; i-- > at + 1;) run.push_back(leaf_first[i]);
+    vote_splice(votes, node, run.data(), run.size());
+    at = next;
+  }
+}
+
 }  // namespace umbra

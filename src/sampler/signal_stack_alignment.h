@@ -1,12 +1,15 @@
-// Where a stack taken by signal meets the shadow stack read at the same instant (focused shadow mode): how many of
-// its frames, counted from the leaf, lie above the innermost hooked frame. Pure: the sampler thread resolves the
-// frames first (sampler/signal_sampling.h).
+// Where a stack taken by signal meets the shadow stack read at the same instant (shadow mode): how many of its
+// frames, counted from the leaf, lie above the innermost hooked frame, and which frames lie between the hooked frames
+// below it. Pure: the sampler thread resolves the frames first (sampler/signal_sampling.h).
 #pragma once
 
 #include <cstddef>
 
 #include "clr/corprof.h"
+#include <vector>
+
 #include "hooks/call_node.h"
+#include "merge/splice_votes.h"
 #include "snapshot/sampled_tree.h"
 
 namespace umbra {
@@ -33,6 +36,13 @@ struct SignalStackAlignment {
 // epilogue, before its frame is set up or after it is taken down).
 SignalStackAlignment align_with_shadow(const SampleFrame* leaf_first, size_t count, const CallNode* node,
                                        clr::FunctionID returns_into, bool truncated);
+
+// `node`'s frame is leaf_first[at]. Each hooked node from it down to the thread's start votes for the frames found
+// between its frame and its parent's (all native: a managed frame where the parent's should be, a method without
+// hooks or a frame the shadow stack no longer has, ends the votes, leaving what lies there to reconcile). The run
+// below the outermost hooked frame is the thread's start, voted only when the stack `reaches_start`. `run`: scratch.
+void vote_splices(SpliceMap& votes, const SampleFrame* leaf_first, size_t count, const CallNode* node, size_t at,
+                  bool reaches_start, std::vector<SampleFrame>& run);
 
 // A node for a method (not a root, nor a marker of the tree's limits).
 bool is_method_node(const CallNode& node);

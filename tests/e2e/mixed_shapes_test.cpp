@@ -1,6 +1,7 @@
 // Mixed stacks in the shapes programs make every day (NativeMix `shapes`): each callback's samples under its managed
-// caller with the native frames between, and a native thread's work down to its native start. Sampled mode, the
-// walker by signal (the default).
+// caller with the native frames between, and a native thread's work down to its native start. In sampled mode with
+// either walker (by signal, the default; suspending, where no signal is free) and in shadow mode, where each
+// callback's calls are also counted exactly.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -55,69 +56,113 @@ void expect_under_caller(const JsonValue& report, const std::string& callback, c
       << callback << ": " << p.under_caller << " of " << p.samples;
 }
 
-class MixedShapes : public ::testing::Test {
+// A suspension stops a thread only at the runtime's safe points: a callback that returns within microseconds is never
+// running at one (its time shows as the native frames that called it, under the right caller).
+const char* const kNoSafePointInside = "a suspension never stops a thread inside a callback this short";
+
+// The program's run in one way: "sampled", "suspend" (sampled mode, the suspending walker) or "shadow".
+struct ShapesRun {
+  ProcessResult process;
+  JsonValue report;
+};
+
+ShapesRun* run_shapes(const std::string& way) {
+  std::string dir = scratch_dir("mixed_shapes_" + way);
+  std::vector<std::string> launcher = {launcher_path(), "run", "-o", dir + "/r"};
+  if (way == "suspend") launcher.insert(launcher.end(), {"--mode", "sampled", "--walker", "suspend"});
+  else launcher.insert(launcher.end(), {"--mode", way});
+  launcher.push_back("--");
+  ProcessResult process = run_process(
+      with_app(launcher, "NativeMix",
+               {"shapes", "1500", "fnptr", "thread", "nofp", "keeprbp", "delegate", "crc", "slow", "compress"}),
+      {{"UMBRA_TEST_NATIVE_LIB", native_test_library()}});
+  return new ShapesRun{process, load_report(dir + "/r.json")};
+}
+
+class MixedShapes : public ::testing::TestWithParam<const char*> {
  protected:
-  static void SetUpTestSuite() {
-    std::string dir = scratch_dir("mixed_shapes");
-    process_ = new ProcessResult(run_process(
-        with_app({launcher_path(), "run", "--mode", "sampled", "-o", dir + "/r", "--"}, "NativeMix",
-                 {"shapes", "1500", "fnptr", "thread", "nofp", "keeprbp", "delegate", "crc", "slow", "compress"}),
-        {{"UMBRA_TEST_NATIVE_LIB", native_test_library()}}));
-    report_ = new JsonValue(load_report(dir + "/r.json"));
+  void SetUp() override {
+    // The suspending walker once, on the SDK's runtime: it is sampled mode's fallback, and walks as the runtime does.
+    if (way() == "suspend" && test_runtime() != "net10") GTEST_SKIP() << "the suspending walker runs on net10 only";
+    ShapesRun*& run = runs_[way()];
+    if (run == nullptr) run = run_shapes(way());
+    run_ = run;
   }
   static void TearDownTestSuite() {
-    delete process_;
-    delete report_;
+    for (auto& [way, run] : runs_) delete run;
+    runs_.clear();
   }
-  static ProcessResult* process_;
-  static JsonValue* report_;
-};
-ProcessResult* MixedShapes::process_;
-JsonValue* MixedShapes::report_;
+  std::string way() const { return GetParam(); }
+  bool shadow() const { return way() == "shadow"; }
+  bool suspending() const { return way() == "suspend"; }
+  // Shadow mode: the callback's calls in the report are exactly those the program counted (its line "shape NAME
+  // KEY=N").
+  void expect_exact_calls(const std::string& shape, const std::string& key, const std::string& method) {
+    if (!shadow()) return;
+    const std::string line = "shape " + shape + " " + key + "=";
+    size_t at = run_->process.out.find(line);
+    ASSERT_NE(at, std::string::npos) << run_->process.out;
+    uint64_t truth = std::stoull(run_->process.out.substr(at + line.size()));
+    uint64_t counted = 0;
+    for (const auto& thread : threads_of(run_->report)) counted += total_calls(roots_of(thread), method);
+    EXPECT_EQ(counted, truth) << method;
+  }
+  const JsonValue& report() const { return run_->report; }
 
-TEST_F(MixedShapes, ProgramRanEveryShape) {
-  ASSERT_EQ(process_->exit_code, 0) << process_->err;
+  ShapesRun* run_ = nullptr;
+  static std::map<std::string, ShapesRun*> runs_;
+};
+std::map<std::string, ShapesRun*> MixedShapes::runs_;
+
+TEST_P(MixedShapes, ProgramRanEveryShape) {
+  ASSERT_EQ(run_->process.exit_code, 0) << run_->process.err;
   for (const char* shape : {"fnptr callbacks=", "thread entries=2", "nofp callbacks=", "keeprbp callbacks=",
                             "delegate callbacks=", "crc callbacks=", "slow callbacks=", "compress calls="})
-    EXPECT_NE(process_->out.find(std::string("shape ") + shape), std::string::npos) << process_->out;
+    EXPECT_NE(run_->process.out.find(std::string("shape ") + shape), std::string::npos) << run_->process.out;
 }
 
 // libc's qsort (no frame pointers: RBP is an ordinary register there) calling an UnmanagedCallersOnly comparer,
 // which the JIT compiles without a frame pointer of its own.
-TEST_F(MixedShapes, QsortComparerByFunctionPointerUnderItsCaller) {
-  expect_under_caller(*report_, S + "CompareFnPtr", S + "RunFnPtr", {"qsort_r"});
+TEST_P(MixedShapes, QsortComparerByFunctionPointerUnderItsCaller) {
+  if (suspending()) GTEST_SKIP() << kNoSafePointInside;
+  expect_under_caller(report(), S + "CompareFnPtr", S + "RunFnPtr", {"qsort_r"});
+  expect_exact_calls("fnptr", "callbacks", S + "CompareFnPtr");
 }
 
 // The same comparer as a marshalled delegate (Marshal.GetFunctionPointerForDelegate): qsort calls the runtime's
-// stub, which calls the delegate's method. Disabled until the assertion fits the shape: nearly all of each call's
-// time is the stub's (its transitions), and stub frames are left out of stacks, so the tiny comparer gets a handful
-// of samples in a 1.5 s phase (3 of 155 by signal, 1 with the suspending walker) and the stub's time shows as the
-// time of qsort's own frames.
-TEST_F(MixedShapes, DISABLED_QsortComparerByMarshalledDelegateUnderItsCaller) {
-  expect_under_caller(*report_, S + "CompareDelegate", S + "RunDelegate", {"qsort_r"});
+// stub, which calls the delegate's method. Shadow mode only: nearly all of each call's time is the stub's (its
+// transitions), and stub frames are left out of sampled stacks, so in sampled mode the tiny comparer gets a handful
+// of samples in a 1.5 s phase (3 of 155 by signal, 1 with the suspending walker) and the stub's time shows as the time
+// of qsort's own frames, under the right caller.
+TEST_P(MixedShapes, QsortComparerByMarshalledDelegateUnderItsCaller) {
+  if (!shadow()) GTEST_SKIP() << "too few samples land in the comparer itself to judge";
+  expect_under_caller(report(), S + "CompareDelegate", S + "RunDelegate", {"qsort_r"});
+  expect_exact_calls("delegate", "callbacks", S + "CompareDelegate");
 }
 
 // A callback that calls native code again (zlib's crc32 on top of the comparer): its samples, most of them in crc32,
 // under the comparer's caller with qsort between.
-TEST_F(MixedShapes, CallbackThatCallsNativeCodeAgainUnderItsCaller) {
-  expect_under_caller(*report_, S + "CompareCrc", S + "RunCrc", {"qsort_r"});
+TEST_P(MixedShapes, CallbackThatCallsNativeCodeAgainUnderItsCaller) {
+  expect_under_caller(report(), S + "CompareCrc", S + "RunCrc", {"qsort_r"});
+  expect_exact_calls("crc", "callbacks", S + "CompareCrc");
 }
 
 // Callbacks at a low frequency: a few comparisons, each 20 ms long.
-TEST_F(MixedShapes, SlowCallbacksUnderTheirCaller) {
-  expect_under_caller(*report_, S + "CompareSlow", S + "RunSlow", {"qsort_r"});
+TEST_P(MixedShapes, SlowCallbacksUnderTheirCaller) {
+  expect_under_caller(report(), S + "CompareSlow", S + "RunSlow", {"qsort_r"});
+  expect_exact_calls("slow", "callbacks", S + "CompareSlow");
 }
 
 // A managed caller of a CPU-heavy native function: zlib's compress2 under the method that called it.
-TEST_F(MixedShapes, CpuHeavyNativeFunctionUnderItsManagedCaller) {
-  expect_under_caller(*report_, "compress2", S + "RunCompress", {});
+TEST_P(MixedShapes, CpuHeavyNativeFunctionUnderItsManagedCaller) {
+  expect_under_caller(report(), "compress2", S + "RunCompress", {});
 }
 
 // A thread made by pthread_create that enters managed code through an UnmanagedCallersOnly entry point: its work
 // down to the entry point and the native start routine.
-TEST_F(MixedShapes, NativeThreadsWorkDownToItsStart) {
+TEST_P(MixedShapes, NativeThreadsWorkDownToItsStart) {
   uint64_t work = 0, from_start = 0;
-  for (const auto& thread : threads_of(*report_)) {
+  for (const auto& thread : threads_of(report())) {
     for_each_path(thread, [&](const std::vector<const JsonValue*>& path) {
       if (name_of(*path.back()) != S + "ThreadWork") return;
       if (path.size() >= 2 && name_of(*path[path.size() - 2]) == S + "ThreadWork") return;  // counted at the outer one
@@ -132,35 +177,42 @@ TEST_F(MixedShapes, NativeThreadsWorkDownToItsStart) {
   }
   ASSERT_GT(work, 20u);
   EXPECT_GE(double(from_start), 0.95 * double(work)) << from_start << " of " << work;
+  expect_exact_calls("thread", "entries", S + "ThreadEntry");
 }
 
 // A library built without frame pointers (with unwind tables, as distro libraries are) calling back into managed
 // code: both of its frames between the callback and its caller.
-TEST_F(MixedShapes, CallbackFromALibraryWithoutFramePointersUnderItsCaller) {
-  expect_under_caller(*report_, S + "NoFpCallback", S + "RunNoFramePointers",
+TEST_P(MixedShapes, CallbackFromALibraryWithoutFramePointersUnderItsCaller) {
+  if (suspending()) GTEST_SKIP() << kNoSafePointInside;
+  expect_under_caller(report(), S + "NoFpCallback", S + "RunNoFramePointers",
                       {"umbra_shapes_nofp_inner", "umbra_shapes_nofp_each"});
+  expect_exact_calls("nofp", "callbacks", S + "NoFpCallback");
 }
 
 // The same from native code that leaves RBP as it was: the frame-pointer chain through the callback goes on into
 // managed code past the library's frames, which must be there all the same.
-TEST_F(MixedShapes, CallbackFromNativeCodeThatLeavesRbpUnderItsCaller) {
-  expect_under_caller(*report_, S + "KeepRbpCallback", S + "KeepRbpRound",
+TEST_P(MixedShapes, CallbackFromNativeCodeThatLeavesRbpUnderItsCaller) {
+  if (suspending()) GTEST_SKIP() << kNoSafePointInside;
+  expect_under_caller(report(), S + "KeepRbpCallback", S + "KeepRbpRound",
                       {"umbra_shapes_nofp_inner", "umbra_shapes_keep_rbp_each"});
+  expect_exact_calls("keeprbp", "callbacks", S + "KeepRbpCallback");
 }
 
 // Every sample's stack goes down to its thread's start (libc's clone3 for a thread, the process's _start in the
 // executable, which is unnamed there: "dotnet+0x6bd9") or, stopped short of it, is kept under the marker and counted:
-// none is kept as if it were whole.
-TEST_F(MixedShapes, EveryStackEndsAtItsThreadsStartOrUnderTheMarker) {
+// none is kept as if it were whole. Shadow mode's trees begin at a thread's first method when the runtime started the
+// thread, and at its native start when the program did (NativeThreadsWorkDownToItsStart).
+TEST_P(MixedShapes, EveryStackEndsAtItsThreadsStartOrUnderTheMarker) {
   const std::set<std::string> starts = {"clone3", "__clone3", "clone", "__clone", "start_thread", "_start"};
   auto is_start = [&](const JsonValue& root) {
     const std::string module = root.find("module")->as_string();
     const bool in_executable = module.find(".so") == std::string::npos;
+    if (shadow() && root.find("kind")->as_string() == "managed") return true;
     return root.find("kind")->as_string() == "native" && (starts.count(name_of(root)) || in_executable);
   };
   uint64_t samples = 0, marked = 0;
   std::map<std::string, uint64_t> other_roots;
-  for (const auto& thread : threads_of(*report_)) {
+  for (const auto& thread : threads_of(report())) {
     for (const auto& root : roots_of(thread)) {
       samples += samples_of(root);
       if (name_of(root) == "[stack incomplete]") marked += samples_of(root);
@@ -171,12 +223,20 @@ TEST_F(MixedShapes, EveryStackEndsAtItsThreadsStartOrUnderTheMarker) {
   for (const auto& [name, count] : other_roots) listed += name + "=" + std::to_string(count) + " ";
   EXPECT_GT(samples, 100u);
   EXPECT_TRUE(other_roots.empty()) << listed;
-  const JsonValue& sampler = *report_->find("stats")->find("sampler");
+  if (shadow()) return;
+  const JsonValue& sampler = *report().find("stats")->find("sampler");
+  if (suspending()) {  // the runtime's walks go down to the thread's start, or fail as a whole (stats.drops)
+    EXPECT_EQ(marked, 0u);
+    return;
+  }
   ASSERT_NE(sampler.find("incomplete_stacks"), nullptr) << sampler.dump();
   uint64_t counted = 0;
   for (const auto& [name, count] : sampler.find("incomplete_stacks")->as_object()) counted += count.as_uint();
   EXPECT_EQ(marked, counted) << sampler.dump();
 }
+
+INSTANTIATE_TEST_SUITE_P(AllWays, MixedShapes, ::testing::Values("sampled", "suspend", "shadow"),
+                         [](const ::testing::TestParamInfo<const char*>& info) { return info.param; });
 
 }  // namespace
 }  // namespace umbra::testing

@@ -1,4 +1,5 @@
-// Where a stack taken by signal meets the shadow stack of the same instant (focused shadow mode).
+// Where a stack taken by signal meets the shadow stack of the same instant (shadow mode), and the frames it finds
+// between hooked frames.
 #include "sampler/signal_stack_alignment.h"
 
 #include <gtest/gtest.h>
@@ -94,6 +95,56 @@ TEST(SignalStackAlignment, TheTreesLimitMarkersAreNotHookedFrames) {
   CallNode full{kTreeFullFunction, &s.hooked};
   auto at = align({managed(kLeaf), managed(kHooked), managed(kMain)}, &full);
   EXPECT_EQ(at.outcome, Outcome::kNoHookedFrame);
+}
+
+// The votes a stack gives: for each node, whether it was seen with a run, and the run's frames (root first).
+struct Votes {
+  SpliceMap map;
+  std::vector<SampleFrame> run;
+  void of(const std::vector<SampleFrame>& leaf_first, const CallNode* node, size_t at, bool reaches_start = true) {
+    vote_splices(map, leaf_first.data(), leaf_first.size(), node, at, reaches_start, run);
+  }
+  const RememberedSplice* at(const CallNode& node) const {
+    auto it = map.find(&node);
+    return it == map.end() ? nullptr : &it->second;
+  }
+};
+
+// Hooked <- qsort's frames <- Main <- a native thread start: Hooked votes for qsort's frames, Main for its start.
+TEST(SignalStackSplices, EachHookedNodeVotesForTheNativeFramesBelowIt) {
+  Shadow s;
+  Votes v;
+  v.of({native(0x1), managed(kHooked), native(0x3), native(0x4), managed(kMain), native(0x5), native(0x6)}, &s.hooked,
+       1);
+  ASSERT_NE(v.at(s.hooked), nullptr);
+  EXPECT_EQ(v.at(s.hooked)->frames, (std::vector<SampleFrame>{native(0x4), native(0x3)}));
+  EXPECT_TRUE(v.at(s.hooked)->shown());
+  ASSERT_NE(v.at(s.main), nullptr);
+  EXPECT_EQ(v.at(s.main)->frames, (std::vector<SampleFrame>{native(0x6), native(0x5)}));
+  v.of({managed(kHooked), managed(kMain), native(0x5)}, &s.hooked, 0);
+  v.of({managed(kHooked), managed(kMain), native(0x5)}, &s.hooked, 0);
+  EXPECT_EQ(v.at(s.hooked)->seen_with, 1u);
+  EXPECT_EQ(v.at(s.hooked)->seen_without, 2u);
+  EXPECT_FALSE(v.at(s.hooked)->shown());
+}
+
+// A managed frame where the parent's should be (a method without hooks) ends the votes; so does a stack that did not
+// reach its thread's start, for the outermost node; and a node whose frame is not where it was said to be votes not.
+TEST(SignalStackSplices, WhatTheStackDoesNotShowForCertainGetsNoVote) {
+  Shadow s;
+  Votes v;
+  v.of({managed(kHooked), native(0x3), managed(kUnhooked), managed(kMain), native(0x5)}, &s.hooked, 0);
+  EXPECT_TRUE(v.map.empty());
+  v.of({managed(kHooked), native(0x3), managed(kMain), native(0x5)}, &s.hooked, 0, false);
+  EXPECT_NE(v.at(s.hooked), nullptr);
+  EXPECT_EQ(v.at(s.main), nullptr);
+  v.map.clear();
+  v.of({managed(kLeaf), managed(kMain), native(0x5)}, &s.hooked, 0);
+  v.of({native(0x1), managed(kMain), native(0x5)}, &s.main, 0);
+  EXPECT_TRUE(v.map.empty());
+  CallNode full{kTreeFullFunction, &s.hooked};
+  v.of({managed(kLeaf), managed(kHooked), managed(kMain)}, &full, 0);
+  EXPECT_TRUE(v.map.empty());
 }
 
 }  // namespace

@@ -101,6 +101,33 @@ TEST(TreeBuilder, SamplesAddUpTheTree) {
   EXPECT_EQ(roots[0].children[0].samples, 3u);
 }
 
+// A thread's start below its outermost method is shown when the program's own native code is in it (a thread made
+// by pthread_create in the program); the runtime's own thread start (its modules, libc's start-up) is not.
+TEST(TreeBuilder, AThreadsStartIsShownWhenTheProgramsCodeIsInIt) {
+  ThreadShadow s(small_limits());
+  s.enter(1, 0);
+  s.leave(1, 10);
+  const CallNode* first = s.root().first_child_acquire();
+  NativeLookup native = [](uintptr_t ip) {
+    if (ip == 0x100) return NativeSymbol{"start_thread", "libc.so.6"};
+    if (ip == 0x200) return NativeSymbol{"ThreadNative::KickOffThread", "libcoreclr.so"};
+    return NativeSymbol{"worker_start", "libworker.so"};
+  };
+  auto roots_with = [&](std::vector<SampleFrame> run) {
+    SpliceLookup splices = [&](const CallNode* node) { return node == first ? &run : nullptr; };
+    return build_roots(s.root(), name_of, 1.0, {}, splices, native);
+  };
+  auto by_runtime = roots_with({{0x100, true}, {0x200, true}});
+  ASSERT_EQ(by_runtime.size(), 1u);
+  EXPECT_EQ(by_runtime[0].name(), "App.F1");
+  auto by_program = roots_with({{0x100, true}, {0x300, true}});
+  ASSERT_EQ(by_program.size(), 1u);
+  EXPECT_EQ(by_program[0].name(), "start_thread");
+  ASSERT_EQ(by_program[0].children.size(), 1u);
+  EXPECT_EQ(by_program[0].children[0].name(), "worker_start");
+  EXPECT_EQ(by_program[0].children[0].children[0].name(), "App.F1");
+}
+
 // The builder finishes each node as it makes it and counts the calls it converts (no second walk of the tree): its
 // totals must be what a walk over the finished tree computes, through merged siblings (at two levels), a splice,
 // samples above a node, open frames.
