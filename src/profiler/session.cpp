@@ -335,6 +335,11 @@ ReportThread Session::sampled_thread(const ThreadRegistry::Snapshot& entry, Peri
   thread.name = entry.name;
   thread.exited = entry.ended;
   thread.sampled_by_snapshot = t.sampled_by_snapshot.load(std::memory_order_relaxed);
+  if (t.walks_checked > 0) {  // read under the sampler's tree mutex, as the trees
+    thread.walks_checked = t.walks_checked;
+    thread.walk_frames_checked = t.walk_frames_checked;
+    thread.walk_frames_agreed = t.walk_frames_agreed;
+  }
   ThreadCounts counts{thread_cpu(t.os_tid.load(std::memory_order_relaxed), entry.ended,
                                   t.cpu_ns_seen.load(std::memory_order_relaxed)),
                       t.managed_samples, t.native_samples};
@@ -571,6 +576,7 @@ void Session::finish(const char* trigger, bool runtime_usable, bool provisional)
     if (config_.verify && config_.mode == Mode::kSampled) {
       std::string walks = signal_walk_check_line(report.stats);
       log::always("verify: " + (walks.empty() ? std::string("no stack by signal was checked") : walks));
+      for (const std::string& line : thread_walk_check_lines(report)) log::always("verify: " + line);
     }
     // The process is ending: freeing a model of millions of nodes piece by piece would only delay its exit. An
     // attached session's process runs on.

@@ -228,6 +228,13 @@ std::string report_to_json(const Report& report, SharedWork* work, FrameListing 
     out += ",\"cpu_ns\":";
     append_optional(out, thread.cpu_ns);
     if (thread.sampled_by_snapshot) out += ",\"sampled_by_snapshot\":true";
+    for (const auto& [name, count] : {std::pair{",\"walks_checked\":", &thread.walks_checked},
+                                      std::pair{",\"walk_frames_checked\":", &thread.walk_frames_checked},
+                                      std::pair{",\"walk_frames_agreed\":", &thread.walk_frames_agreed}}) {
+      if (!*count) continue;
+      out += name;
+      append_uint(out, **count);
+    }
     out += ",\"nodes\":[";
     if (!thread.roots.empty()) {
       Chunks nodes;

@@ -82,6 +82,9 @@ struct ReportThread {
   // Sampled mode, walker by signal: its stacks by signal kept differing from the runtime's walks, so its samples
   // since come from snapshot walks (sampler/signal_sampling.h).
   bool sampled_by_snapshot = false;
+  // Sampled mode, walker by signal: this thread's stacks by signal checked against the runtime's walks, their
+  // managed frames and those that agreed (absent: never checked).
+  std::optional<uint64_t> walks_checked, walk_frames_checked, walk_frames_agreed;
   std::vector<ReportNode> roots;
   // Shadow mode: the sum of every node's calls, as the tree builder counted them while it made `roots` (a walk of
   // millions of nodes saved). Absent: thread_calls() sums the nodes. Whoever changes the calls in `roots` resets it.

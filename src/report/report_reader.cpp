@@ -307,6 +307,9 @@ Report report_from_json(const JsonValue& doc) {
     thread.managed_samples = optional_count(v, "managed_samples", where);
     thread.native_samples = optional_count(v, "native_samples", where);
     thread.cpu_ns = optional_count(v, "cpu_ns", where);
+    thread.walks_checked = optional_count(v, "walks_checked", where);
+    thread.walk_frames_checked = optional_count(v, "walk_frames_checked", where);
+    thread.walk_frames_agreed = optional_count(v, "walk_frames_agreed", where);
     if (current) {
       thread.roots = trees_from(array_of(v, "nodes", where), frames, where, layout);
     } else {

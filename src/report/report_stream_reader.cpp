@@ -30,7 +30,7 @@ size_t least_node_bytes(NodeLayout layout) { return layout.arrays ? 6 : 2 * layo
 enum class Member { kOther, kSchema, kMode, kPid, kProgram, kCommandLine, kRuntime, kUmbraVersion, kRuntimeFrames,
                     kDurationNs, kNodeFields, kFrames, kThreads, kStats,
                     kOsTid, kManagedId, kName, kExited, kManagedSamples, kNativeSamples, kCpuNs, kNodes,
-                    kSampledBySnapshot };
+                    kSampledBySnapshot, kWalksChecked, kWalkFramesChecked, kWalkFramesAgreed };
 
 struct MemberName {
   std::string_view name;
@@ -47,7 +47,8 @@ constexpr MemberName kThreadMembers[] = {
     {"os_tid", Member::kOsTid}, {"managed_id", Member::kManagedId}, {"name", Member::kName},
     {"exited", Member::kExited}, {"managed_samples", Member::kManagedSamples},
     {"native_samples", Member::kNativeSamples}, {"cpu_ns", Member::kCpuNs}, {"nodes", Member::kNodes},
-    {"sampled_by_snapshot", Member::kSampledBySnapshot}};
+    {"sampled_by_snapshot", Member::kSampledBySnapshot}, {"walks_checked", Member::kWalksChecked},
+    {"walk_frames_checked", Member::kWalkFramesChecked}, {"walk_frames_agreed", Member::kWalkFramesAgreed}};
 
 template <size_t N>
 Member member_named(const MemberName (&members)[N], std::string_view name) {
@@ -323,6 +324,9 @@ class StreamHandler {
       case Member::kManagedSamples: return read_count(v, thread_.managed_samples);
       case Member::kNativeSamples: return read_count(v, thread_.native_samples);
       case Member::kCpuNs: return read_count(v, thread_.cpu_ns);
+      case Member::kWalksChecked: return read_count(v, thread_.walks_checked);
+      case Member::kWalkFramesChecked: return read_count(v, thread_.walk_frames_checked);
+      case Member::kWalkFramesAgreed: return read_count(v, thread_.walk_frames_agreed);
       case Member::kName:
         if (v.is_string()) thread_.name = v.as_string();
         return true;

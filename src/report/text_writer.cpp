@@ -117,6 +117,22 @@ std::string signal_walk_check_line(const ReportStats& stats) {
          (differences.empty() ? std::string(" none") : differences) + fallback;
 }
 
+std::vector<std::string> thread_walk_check_lines(const Report& report) {
+  std::vector<std::string> lines;
+  for (const ReportThread& thread : report.threads) {
+    uint64_t frames = thread.walk_frames_checked.value_or(0), agreed = thread.walk_frames_agreed.value_or(0);
+    if (!thread.walks_checked || agreed >= frames) continue;
+    char share[16];
+    std::snprintf(share, sizeof share, "%.1f%%", 100.0 * double(agreed) / double(frames));
+    std::string name = thread.name ? "\"" + display_text(*thread.name) + "\"" : "(unnamed)";
+    lines.push_back("thread " + name + " os tid " + std::to_string(thread.os_tid) + ": " +
+                    with_commas(*thread.walks_checked) + " walks, " + share + " of " + with_commas(frames) +
+                    " managed frames agree" +
+                    (thread.sampled_by_snapshot ? "; sampled from snapshot walks since" : ""));
+  }
+  return lines;
+}
+
 std::string stacks_incomplete_line(const ReportStats& stats) {
   const auto& s = stats.sampler;
   if (!s || !s->incomplete_stacks) return "";

@@ -309,6 +309,9 @@ void SignalSampling::attribute_stack(SampledThread& thread, bool on_cpu, Sampler
 }
 
 void SignalSampling::note_check(SampledThread& thread, const WalkComparison& c, SamplerStats& tick) {
+  ++thread.walks_checked;
+  thread.walk_frames_checked += c.frames;
+  thread.walk_frames_agreed += c.agreed;
   if (!check_says_fall_back(c, thread.walks_differing_in_a_row) || thread.sampled_by_snapshot) return;
   thread.sampled_by_snapshot = true;
   thread.last_signal_sample.reset();

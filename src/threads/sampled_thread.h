@@ -71,6 +71,8 @@ struct SampledThread {
   // (atomic: the report reads it).
   uint32_t walks_differing_in_a_row = 0;
   std::atomic<bool> sampled_by_snapshot{false};
+  // Under the sampler's tree mutex, walker by signal: this thread's checks (the sampler's stats count all threads').
+  uint64_t walks_checked = 0, walk_frames_checked = 0, walk_frames_agreed = 0;
 
   // Sampler side: true if the walk may proceed (end_walk must follow).
   bool begin_walk() {

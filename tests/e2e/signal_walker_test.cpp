@@ -103,6 +103,19 @@ TEST(SignalWalker, AgreesWithTheRuntimesOwnWalks) {
     EXPECT_NE(text.find("stacks by signal checked against the runtime's walks: "), std::string::npos) << text;
     EXPECT_NE(r.err.find("umbra: verify: stacks by signal checked against the runtime's walks: "), std::string::npos)
         << r.err;
+    // The same figures per thread, in the report and, for each thread whose walks differed, in --verify's lines.
+    uint64_t thread_frames = 0, thread_frames_agreed = 0;
+    for (const JsonValue& thread : threads_of(report)) {
+      const JsonValue* checked = thread.find("walk_frames_checked");
+      if (checked == nullptr) continue;
+      const uint64_t in_thread = checked->as_uint(), agreed_in_thread = thread.find("walk_frames_agreed")->as_uint();
+      thread_frames += in_thread;
+      thread_frames_agreed += agreed_in_thread;
+      const std::string line = "os tid " + std::to_string(thread.find("os_tid")->as_uint()) + ": ";
+      EXPECT_EQ(r.err.find(line) != std::string::npos, agreed_in_thread < in_thread) << line << "\n" << r.err;
+    }
+    EXPECT_EQ(thread_frames, frames) << workload;
+    EXPECT_EQ(thread_frames_agreed, frames_agreed) << workload;
     if (std::string(workload) != "split") continue;
     EXPECT_GT(walks, 100u) << text;
     // Its busy threads are often stopped inside the runtime's activation handler, with the signal blocked until

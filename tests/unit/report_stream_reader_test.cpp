@@ -7,6 +7,7 @@
 #include "report/json_parser.h"
 #include "report/json_writer.h"
 #include "report/report_reader.h"
+#include "report/text_writer.h"
 #include "report_fixture.h"
 
 namespace umbra {
@@ -141,6 +142,34 @@ TEST(ReportStreamReader, ReadsWhatTheWriterWrote) {
   ASSERT_TRUE(back.has_value());
   EXPECT_EQ(report_to_json(*back), report_to_json(original));
   EXPECT_EQ(back->stats, original.stats);
+}
+
+// A thread's own checks of its stacks by signal: written, read back by both readers, and said by --verify's lines
+// for the thread that differed only.
+TEST(ReportStreamReader, ReadsEachThreadsWalkChecks) {
+  Report original = testing::known_report();
+  original.mode = "sampled";
+  original.threads[0].walks_checked = 12;
+  original.threads[0].walk_frames_checked = 400;
+  original.threads[0].walk_frames_agreed = 398;
+  original.threads[0].sampled_by_snapshot = true;
+  original.threads[1].walks_checked = 3;
+  original.threads[1].walk_frames_checked = 30;
+  original.threads[1].walk_frames_agreed = 30;
+  const std::string json = report_to_json(original);
+  std::optional<Report> streamed = read_streamed_report(json);
+  ASSERT_TRUE(streamed.has_value());
+  Report general = report_from_json(parse_json(json));
+  for (const Report* back : {&*streamed, &general}) {
+    EXPECT_EQ(back->threads[0].walks_checked, 12u);
+    EXPECT_EQ(back->threads[0].walk_frames_checked, 400u);
+    EXPECT_EQ(back->threads[0].walk_frames_agreed, 398u);
+    EXPECT_EQ(back->threads[1].walk_frames_agreed, 30u);
+  }
+  EXPECT_EQ(report_to_json(*streamed), json);
+  EXPECT_EQ(thread_walk_check_lines(original),
+            std::vector<std::string>{"thread \"Main \"thread\"\" os tid 42: 12 walks, 99.5% of 400 managed frames agree; "
+                                     "sampled from snapshot walks since"});
 }
 
 // Every cut of the document is refused, and load_report_from_text says where the text ends.
