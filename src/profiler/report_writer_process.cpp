@@ -95,12 +95,15 @@ ReportWriter copy_for_report(const std::function<bool()>& hold, const std::funct
   release();
   if (pid < 0) return ReportWriter::kHere;
   if (pid > 0) return ReportWriter::kElsewhere;
+  // Named only once it holds none of the program's descriptors and ignores the hang-up an orphaned process group's
+  // stopped members get: a writer found by its name and stopped (the launcher ending meanwhile) neither keeps a reader
+  // of the program's pipes waiting nor dies when let go on.
+  reset_signals();
+  keep_only(log_fd);
   prctl(PR_SET_NAME, kReportWriterName);
   // The program's parent goes on while the copy works: it should not wait for CPUs the copy holds. The threads the
   // copy starts (report helpers) inherit this.
   setpriority(PRIO_PROCESS, 0, kWriterNice);
-  reset_signals();
-  keep_only(log_fd);
   log::restart_on(log_fd);
   alarm(kWriterSecondsAtMost);
   log::always("the report is written by process " + std::to_string(getpid()) + " (" + kReportWriterName +
