@@ -25,7 +25,8 @@ Sampler::Sampler(clr::ICorProfilerInfo10& info, ThreadRegistry& threads, Functio
   if (!sampled_mode) reconciliation_.emplace(names);
   if (signal_walker || (!sampled_mode && (options_.stacks_by_signal || options_.native_tops_by_signal)))
     signal_sampling_.emplace(info, threads, scheduler_states_, options_.shadows, names,
-                             reconciliation_ ? &reconciliation_->splice_votes() : nullptr);
+                             reconciliation_ ? &reconciliation_->splice_votes() : nullptr,
+                             !sampled_mode && !options_.stacks_by_signal);
   StackTick::Options walk;
   walk.skip_unchanged = sampled_mode && !signal_walker;
   walk.keep_walks = sampled_mode;

@@ -32,11 +32,13 @@ size_t managed_frames(const std::vector<SampleFrame>& stack) {
 }  // namespace
 
 SignalSampling::SignalSampling(clr::ICorProfilerInfo10& info, ThreadRegistry& threads, SchedulerStates& states,
-                               const ShadowPool* shadows, FunctionNames& names, SpliceMap* splice_votes)
+                               const ShadowPool* shadows, FunctionNames& names, SpliceMap* splice_votes,
+                               bool every_method_hooked)
     : threads_(threads),
       states_(states),
       shadows_(shadows),
       splice_votes_(splice_votes),
+      every_method_hooked_(every_method_hooked),
       methods_(info, names),
       names_(names) {
   leaf_first_.reserve(NativeCapture::kFirstFrames);
@@ -259,6 +261,15 @@ void SignalSampling::attribute_stack(SampledThread& thread, bool on_cpu, Sampler
   if (splice_votes_ && hooked_frame && (at.outcome == Outcome::kOnHookedFrame || at.outcome == Outcome::kAboveHooked))
     vote_splices(*splice_votes_, leaf_first_.data(), leaf_first_.size(), node,
                  at.outcome == Outcome::kOnHookedFrame ? 0 : at.above, capture.end == StackEnd::kThreadStart, run_);
+  // Every method hooked: a managed frame above the node is a method whose enter hook has not run yet (its prologue)
+  // or one hooks never see (a stub): the sample is the node's, with only the native frames on top of the stack.
+  if (every_method_hooked_ && at.outcome == Outcome::kAboveHooked) {
+    size_t native_top = 0;
+    while (native_top < at.above && leaf_first_[native_top].native) ++native_top;
+    if (native_top == 0) at.outcome = Outcome::kOnHookedFrame;
+    at.above = native_top;
+    at.leaf_caller = 0;
+  }
   switch (at.outcome) {
     case Outcome::kOnHookedFrame: count_on_node(thread, node, on_cpu, tick); return;
     case Outcome::kUnaligned:

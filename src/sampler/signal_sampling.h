@@ -4,7 +4,8 @@
 // - Sampled mode (no shadow pool): each stack is a sample in its thread's sampled tree (SampledThread::tree).
 // - Shadow mode: the handler also reads the thread's current shadow node, so each stack is aligned with the shadow
 //   stack of that same instant: the frames above the innermost hooked frame (methods without hooks, native code)
-//   become a sample in that node's sampled tree, and a thread running the hooked method itself is sampled on its
+//   become a sample in that node's sampled tree (with every method hooked, the native frames alone: a managed frame
+//   there has not run its enter hook yet), and a thread running the hooked method itself is sampled on its
 //   node; a thread with no hooked frame on its stack gets the sample in its own sampled tree. A stack that does not
 //   align is counted on the shadow node alone, as a shadow sample would be (shadow_only_samples). Below the
 //   innermost hooked frame, each hooked node on the way to the thread's start votes for the frames found between it
@@ -46,8 +47,10 @@ using AboveHooks = std::unordered_map<const CallNode*, SampledTree>;
 class SignalSampling {
  public:
   // `shadows` and `splice_votes`: nullptr in sampled mode. `states`: the sampler's, outlives this.
+  // `every_method_hooked`: full shadow mode, where only native frames are placed above a hooked node.
   SignalSampling(clr::ICorProfilerInfo10& info, ThreadRegistry& threads, SchedulerStates& states,
-                 const ShadowPool* shadows, FunctionNames& names, SpliceMap* splice_votes = nullptr);
+                 const ShadowPool* shadows, FunctionNames& names, SpliceMap* splice_votes = nullptr,
+                 bool every_method_hooked = false);
 
   // Asks every thread that has run since its last sample for its stack, and waits for the answers.
   void capture(uint64_t tick_index, uint32_t interval_ms);
@@ -83,6 +86,7 @@ class SignalSampling {
   SchedulerStates& states_;
   const ShadowPool* shadows_;
   SpliceMap* splice_votes_;
+  const bool every_method_hooked_;
   MethodsByIp methods_;
   std::vector<std::shared_ptr<SampledThread>> targets_;
   enum class Asked : uint8_t { kNotAsked, kUnchanged, kAsked, kBySnapshot };
