@@ -38,7 +38,7 @@ struct Config {
   std::vector<std::string> formats;
   RuntimeFrames runtime_frames{};  // the runtime's native frames in the formats people read: folded or kept
   bool allow_inlining{};  // inlined calls are invisible to the hooks
-  std::string hooks_for;  // shadow mode: the methods that get hooks (names/method_patterns.h); empty: every one
+  std::string hooks_for;  // shadow mode: the methods that get hooks (names/method_patterns.h); empty: every one (all)
   Precompiled precompiled{};
   uint32_t max_depth{};   // shadow stack capacity per thread
   uint32_t max_tree_mb{};  // memory for all threads' call-tree nodes

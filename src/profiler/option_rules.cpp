@@ -124,15 +124,19 @@ Rule push_labels(std::string Config::*field) {
 }
 
 Rule method_patterns(std::string Config::*field) {
-  std::string expected = "a list of method patterns ([Assembly]Namespace.Type.Method globs, !exclusions, @app)";
+  std::string expected = "a list of method patterns ([Assembly]Namespace.Type.Method globs, !exclusions, @app) or all";
   return {expected, [=](const std::string& text, Config& config, int64_t) {
             std::string bad;
+            if (text == "all" || text == "*") {  // every method: full shadow mode, no mapper
+              config.*field = "";
+              return Verdict{};
+            }
             if (MethodPatterns::parse(text, &bad)) {
               config.*field = text;
               return Verdict{};
             }
             return Verdict{.problem = "is not " + expected + ": '" + bad + "' is not a pattern",
-                           .instead = "hooking every method"};
+                           .instead = "hooking the program's own code (@app)"};
           }};
 }
 

@@ -40,8 +40,9 @@ const std::vector<Option>& options() {
        .rule = whole_number(&Config::interval_ms, {.min = 1, .max = 60000, .unit = "ms"})},
       {.variable = "UMBRA_ALLOW_INLINING", .flags = {"--allow-inlining"}, .default_value = "0",
        .help = "let the JIT inline (faster; inlined calls are not seen)", .rule = on_off(&Config::allow_inlining)},
-      {.variable = "UMBRA_HOOKS_FOR", .flags = {"--hooks-for"}, .value_name = "PATTERNS",
-       .help = "shadow mode: hook only these methods ([Assembly]Namespace.Type.Method globs, !exclusions, @app)",
+      {.variable = "UMBRA_HOOKS_FOR", .flags = {"--hooks-for"}, .value_name = "PATTERNS|all", .default_value = "@app",
+       .help = "shadow mode: the methods hooked ([Assembly]Namespace.Type.Method globs, !exclusions, @app: the "
+               "program's own assemblies); all: every method",
        .rule = method_patterns(&Config::hooks_for)},
       {.variable = "UMBRA_PRECOMPILED", .flags = {"--precompiled"}, .value_name = "keep|jit", .default_value = "keep",
        .help = "with --hooks-for: code without hooks runs precompiled (keep) or JIT-compiled",

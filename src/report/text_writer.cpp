@@ -160,7 +160,7 @@ std::string stats_lines(const ReportStats& stats) {
                 ? "; " + with_commas(*stats.compiled_without_hooks) +
                       " hooked methods compiled without hooks while a module loaded (their calls are undercounted)"
                 : "") +
-           "\n";
+           "; exact calls of more: --hooks-for PATTERNS or all\n";
   out += "not captured:" + (drops.empty() ? std::string(" nothing") : drops) + "\n";
   if (uint64_t outside = samples_outside_managed_code(stats))
     out += "outside managed code: " + with_commas(outside) + " samples of threads with no managed frame (sampler." +

@@ -48,7 +48,8 @@ TEST(Html, FlameGraphSearchAndScreenshotInABrowser) {
   std::string dir = scratch_dir("html");
   // Exact call times: Fib's frames (microseconds in all) are wide enough to draw only when timed per call.
   ProcessResult r = run_process(with_app(
-      {launcher_path(), "run", "--exact-times", "--format", "json,html", "-o", dir + "/r", "--"}, "KnownCounts"));
+      {launcher_path(), "run", "--hooks-for", "all", "--exact-times", "--format", "json,html", "-o", dir + "/r", "--"},
+      "KnownCounts"));
   ASSERT_EQ(r.exit_code, 3) << r.err;
   std::string page = read_file(dir + "/r.html");
   // Self-contained: nothing to fetch.

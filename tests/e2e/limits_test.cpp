@@ -18,8 +18,8 @@ namespace {
 TEST(Limits, MaxDepthCutsTheTreeAndLogLevelInfoSaysMore) {
   std::string dir = scratch_dir("launcher_max_depth");
   ProcessResult r = run_process(with_app(
-      {launcher_path(), "run", "--max-depth", "16", "--log-level", "info", "-o", dir + "/r", "--"}, "ExitPaths",
-      {"deep"}));
+      {launcher_path(), "run", "--hooks-for", "all", "--max-depth", "16", "--log-level", "info", "-o", dir + "/r", "--"},
+      "ExitPaths", {"deep"}));
   ASSERT_EQ(r.exit_code, 5) << r.err;
   EXPECT_EQ(occurrences(r.err, "umbra: shadow mode: " + expected_hook_family() + " hooks"), 1u) << r.err;
   JsonValue report = load_report(dir + "/r.json");

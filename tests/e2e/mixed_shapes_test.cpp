@@ -1,7 +1,7 @@
 // Mixed stacks in the shapes programs make every day (NativeMix `shapes`): each callback's samples under its managed
 // caller with the native frames between, and a native thread's work down to its native start. In sampled mode with
-// either walker (by signal, the default; suspending, where no signal is free) and in shadow mode, where each
-// callback's calls are also counted exactly.
+// either walker (by signal, the default; suspending, where no signal is free) and in shadow mode, with the program's
+// own code hooked (the default) and with every method, where each callback's calls are also counted exactly.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -60,7 +60,8 @@ void expect_under_caller(const JsonValue& report, const std::string& callback, c
 // running at one (its time shows as the native frames that called it, under the right caller).
 const char* const kNoSafePointInside = "a suspension never stops a thread inside a callback this short";
 
-// The program's run in one way: "sampled", "suspend" (sampled mode, the suspending walker) or "shadow".
+// The program's run in one way: "sampled", "suspend" (sampled mode, the suspending walker), "shadow" (the program's
+// own code hooked, the default) or "all" (shadow mode, every method hooked).
 struct ShapesRun {
   ProcessResult process;
   JsonValue report;
@@ -70,6 +71,7 @@ ShapesRun* run_shapes(const std::string& way) {
   std::string dir = scratch_dir("mixed_shapes_" + way);
   std::vector<std::string> launcher = {launcher_path(), "run", "-o", dir + "/r"};
   if (way == "suspend") launcher.insert(launcher.end(), {"--mode", "sampled", "--walker", "suspend"});
+  else if (way == "all") launcher.insert(launcher.end(), {"--mode", "shadow", "--hooks-for", "all"});
   else launcher.insert(launcher.end(), {"--mode", way});
   launcher.push_back("--");
   ProcessResult process = run_process(
@@ -93,7 +95,7 @@ class MixedShapes : public ::testing::TestWithParam<const char*> {
     runs_.clear();
   }
   std::string way() const { return GetParam(); }
-  bool shadow() const { return way() == "shadow"; }
+  bool shadow() const { return way() == "shadow" || way() == "all"; }
   bool suspending() const { return way() == "suspend"; }
   // Shadow mode: the callback's calls in the report are exactly those the program counted (its line "shape NAME
   // KEY=N").
@@ -235,7 +237,7 @@ TEST_P(MixedShapes, EveryStackEndsAtItsThreadsStartOrUnderTheMarker) {
   EXPECT_EQ(marked, counted) << sampler.dump();
 }
 
-INSTANTIATE_TEST_SUITE_P(AllWays, MixedShapes, ::testing::Values("sampled", "suspend", "shadow"),
+INSTANTIATE_TEST_SUITE_P(AllWays, MixedShapes, ::testing::Values("sampled", "suspend", "shadow", "all"),
                          [](const ::testing::TestParamInfo<const char*>& info) { return info.param; });
 
 }  // namespace

@@ -1,4 +1,5 @@
-// Shadow mode on the real runtime: the KnownCounts program's exact call counts, paths and threads.
+// Shadow mode on the real runtime: the KnownCounts program's exact call counts, paths and threads, with every method
+// hooked (--hooks-for all) and with the default (the program's own code, @app).
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -19,7 +20,8 @@ class ShadowKnownCounts : public ::testing::Test {
     std::string dir = scratch_dir("shadow_known_counts");
     plain_ = new ProcessResult(run_process(app_command("KnownCounts")));
     profiled_ =
-        new ProcessResult(run_process(with_app({launcher_path(), "run", "-o", dir + "/report", "--"}, "KnownCounts")));
+        new ProcessResult(run_process(with_app({launcher_path(), "run", "--hooks-for", "all", "-o", dir + "/report", "--"},
+                                               "KnownCounts")));
     report_ = new JsonValue(load_report(dir + "/report.json"));
     text_ = new std::string(profiled_->err);
     std::ifstream text(dir + "/report.txt");
@@ -273,7 +275,8 @@ TEST_F(ShadowKnownCounts, CallTimesAddUpToTheKnownDurations) {
 TEST_F(ShadowKnownCounts, WithTheCoarseClockAShortCallIsChargedZeroOrOnePeriod) {
   std::string dir = scratch_dir("shadow_known_counts_coarse");
   ProcessResult r =
-      run_process(with_app({launcher_path(), "run", "--coarse-times", "-o", dir + "/report", "--"}, "KnownCounts"));
+      run_process(with_app({launcher_path(), "run", "--hooks-for", "all", "--coarse-times", "-o", dir + "/report", "--"},
+                           "KnownCounts"));
   ASSERT_EQ(r.exit_code, 3) << r.err;
   JsonValue report = load_report(dir + "/report.json");
   const JsonValue& stats = *report.find("stats");
@@ -296,6 +299,35 @@ TEST_F(ShadowKnownCounts, WithTheCoarseClockAShortCallIsChargedZeroOrOnePeriod) 
 TEST_F(ShadowKnownCounts, PrecompiledFrameworkCodeIsInstrumented) {
   // Console.WriteLine lives in a ReadyToRun framework assembly: it is seen only if precompiled code is set aside.
   EXPECT_EQ(calls_at({P + "Main", "System.Console.WriteLine"}), 1u);
+}
+
+// The default: the program's own code hooked (@app), its calls exact on the same paths as with every method hooked,
+// the framework seen by samples only (no calls), and the header saying what was hooked and how to hook more.
+TEST(ShadowKnownCountsByDefault, TheProgramsOwnMethodsAreCountedExactly) {
+  std::string dir = scratch_dir("shadow_known_counts_default");
+  ProcessResult r = run_process(with_app({launcher_path(), "run", "-o", dir + "/report", "--"}, "KnownCounts"));
+  ASSERT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_EQ(r.out, "fib=6765 caught=100 sink=5303 abi=50\n");
+  JsonValue report = load_report(dir + "/report.json");
+  EXPECT_EQ(report.find("stats")->find("hooks_for")->as_string(), "@app");
+  const JsonValue* main = thread_with_root(report, P + "Main");
+  ASSERT_NE(main, nullptr);
+  EXPECT_EQ(calls_of(*find_path(*main, {P + "Main", P + "RunLoop", P + "Leaf"})), 1000u);
+  EXPECT_EQ(total_calls(roots_of(*main), P + "Fib"), 21891u);
+  EXPECT_EQ(calls_of(*find_path(*main, {P + "Main", P + "RunGenerics", "KnownCounts.Box`1.Get"})), 50u);
+  for (int k = 1; k <= 4; ++k) {
+    const JsonValue* worker = thread_named(report, "Worker-" + std::to_string(k));
+    ASSERT_NE(worker, nullptr) << "Worker-" << k;
+    EXPECT_EQ(total_calls(roots_of(*worker), P + "Work"), uint64_t(k) * 100);
+  }
+  uint64_t framework_calls = 0;
+  for_each_node(report, [&](const JsonValue& n) {
+    if (n.find("module")->as_string().rfind("System.", 0) == 0) framework_calls += calls_of(n);
+  });
+  EXPECT_EQ(framework_calls, 0u);
+  std::string text = read_file(dir + "/report.txt");
+  EXPECT_NE(text.find("hooks for @app: "), std::string::npos) << text.substr(0, 600);
+  EXPECT_NE(text.find("exact calls of more: --hooks-for PATTERNS or all"), std::string::npos) << text.substr(0, 600);
 }
 
 TEST_F(ShadowKnownCounts, LauncherSaysWhereTheReportWent) {

@@ -20,7 +20,8 @@ uint64_t stat(const JsonValue& report, const char* name) {
 TEST(TailCallsStats, HookCountersThreadIdsAndTheDispatcher) {
   std::string dir = scratch_dir("tail_calls_stats");
   ProcessResult r = run_process(
-      with_app({launcher_path(), "run", "-o", dir + "/r", "--"}, "TailCalls", {"self", "mutual", "helper"}));
+      with_app({launcher_path(), "run", "--hooks-for", "all", "-o", dir + "/r", "--"}, "TailCalls",  // the dispatcher too
+               {"self", "mutual", "helper"}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   JsonValue report = load_report(dir + "/r.json");
 

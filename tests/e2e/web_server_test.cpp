@@ -159,7 +159,7 @@ TEST(RealPrograms, AspNetCoreMinimalApiUnderLoad) {
     const char *name, *mode;
     std::vector<std::string> options;
   } variants[] = {{"sampled", "sampled", {"--format", "json,collapsed"}},
-                  {"shadow", "shadow", {}},
+                  {"shadow", "shadow", {"--hooks-for", "all"}},  // the pipeline hooked: each order under it
                   {"focused", "shadow", {"--hooks-for", "[WebApi]"}}};
   const bool libc_named = libc_debug_file_installed();
   for (const Variant& variant : variants) {

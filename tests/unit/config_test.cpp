@@ -37,6 +37,7 @@ Config readme_defaults() {
   c.hooks = HookFamily::kElt3;
   c.exact_times = false;
   c.noop_hooks = false;
+  c.hooks_for = "@app";
   return c;
 }
 
@@ -62,6 +63,7 @@ TEST(Config, EveryDefaultIsTheOneTheReadmeStates) {
   EXPECT_FALSE(c.allow_inlining);
   EXPECT_EQ(c.log_level, "warn");
   EXPECT_FALSE(c.noop_hooks);
+  EXPECT_EQ(c.hooks_for, "@app");
   // And whole, as the bad-value table below compares configurations.
   EXPECT_TRUE(c == readme_defaults());
 }
@@ -122,16 +124,20 @@ TEST(Config, HookFamilyAndTiming) {
   EXPECT_EQ(warnings[0], "UMBRA_HOOKS='elt4' is not elt3 or elt2; using elt3");
 }
 
-TEST(Config, MethodPatternsAreKeptAsWrittenAndABadListHooksEveryMethod) {
+// The program's own code by default; `all` (or `*`) is every method, with no patterns to judge.
+TEST(Config, MethodPatternsAreKeptAsWrittenAndABadListHooksTheProgramsOwnCode) {
   std::vector<std::string> warnings;
   EXPECT_EQ(load({{"UMBRA_HOOKS_FOR", "[WebApi], !*.Tick"}}, warnings).hooks_for, "[WebApi], !*.Tick");
   EXPECT_TRUE(warnings.empty());
-  EXPECT_EQ(load({}, warnings).hooks_for, "");
-  EXPECT_EQ(load({{"UMBRA_HOOKS_FOR", "@app,[Web"}}, warnings).hooks_for, "");
+  EXPECT_EQ(load({}, warnings).hooks_for, "@app");
+  EXPECT_EQ(load({{"UMBRA_HOOKS_FOR", "all"}}, warnings).hooks_for, "");
+  EXPECT_EQ(load({{"UMBRA_HOOKS_FOR", "*"}}, warnings).hooks_for, "");
+  EXPECT_TRUE(warnings.empty());
+  EXPECT_EQ(load({{"UMBRA_HOOKS_FOR", "@app,[Web"}}, warnings).hooks_for, "@app");
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_EQ(warnings[0],
             "UMBRA_HOOKS_FOR='@app,[Web' is not a list of method patterns ([Assembly]Namespace.Type.Method globs, "
-            "!exclusions, @app): '[Web' is not a pattern; hooking every method");
+            "!exclusions, @app) or all: '[Web' is not a pattern; hooking the program's own code (@app)");
 }
 
 // The launched process keeps the prefix; a process it started (same environment, another pid) adds its pid.

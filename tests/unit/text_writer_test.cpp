@@ -153,7 +153,7 @@ TEST(TextWriter, HeaderShowsTheDropsAndTheReconciliationFromTheStats) {
   EXPECT_EQ(text.substr(second, text.find("\n\n") - second),
             "hooks for [App]*,!*.Tick: 44 methods hooked (exact calls), 45 not (samples only), 46 inlinings refused, "
             "precompiled code kept; 50 hooked methods compiled without hooks while a module loaded (their calls are "
-            "undercounted)\n"
+            "undercounted); exact calls of more: --hooks-for PATTERNS or all\n"
             "not captured: stack_overflow=5\n"
             "outside managed code: 20 samples of threads with no managed frame (sampler.no_frames)\n"
             "stacks incomplete: 69 samples under [stack incomplete], their walk stopped short of the thread's start: "
