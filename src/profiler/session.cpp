@@ -160,7 +160,7 @@ clr::HRESULT Session::start_shadow() {
   options.interval_ms = config_.interval_ms;
   options.shadows = &pool_;
   options.stacks_by_signal = hook_selection_ != nullptr;
-  options.native_tops_by_signal = hook_selection_ == nullptr && !config_.noop_hooks;
+  options.full_shadow_stacks_by_signal = hook_selection_ == nullptr && !config_.noop_hooks;
   options.reconcile_every = ticks_between_checks(config_.reconcile_ms);
   sampler_ = std::make_unique<Sampler>(*info_, threads_, names_, options);
   sampler_->start();

@@ -98,14 +98,25 @@ std::string nonzero(const std::optional<NamedCounts>& counts, const std::string&
   return parts;
 }
 
+// "98.4%" of the managed frames checked that agreed (all of none).
+std::string agreeing_share(uint64_t agreed, uint64_t frames) {
+  char share[16];
+  std::snprintf(share, sizeof share, "%.1f%%", frames ? 100.0 * double(agreed) / double(frames) : 100.0);
+  return share;
+}
+
+// A thread's name as the text report shows it: quoted, or "(unnamed)".
+std::string shown_name(const ReportThread& thread) {
+  return thread.name ? "\"" + display_text(*thread.name) + "\"" : "(unnamed)";
+}
+
 }  // namespace
 
 std::string signal_walk_check_line(const ReportStats& stats) {
   const auto& s = stats.sampler;
   if (!s || !s->walks_checked) return "";
   uint64_t frames = s->walk_frames_checked.value_or(0), agreed = s->walk_frames_agreed.value_or(0);
-  char share[16];
-  std::snprintf(share, sizeof share, "%.1f%%", frames ? 100.0 * double(agreed) / double(frames) : 100.0);
+  std::string share = agreeing_share(agreed, frames);
   std::string differences = nonzero(s->walk_differences);
   std::string fallback;
   if (s->threads_sampled_by_snapshot.value_or(0) > 0)
@@ -122,11 +133,9 @@ std::vector<std::string> thread_walk_check_lines(const Report& report) {
   for (const ReportThread& thread : report.threads) {
     uint64_t frames = thread.walk_frames_checked.value_or(0), agreed = thread.walk_frames_agreed.value_or(0);
     if (!thread.walks_checked || agreed >= frames) continue;
-    char share[16];
-    std::snprintf(share, sizeof share, "%.1f%%", 100.0 * double(agreed) / double(frames));
-    std::string name = thread.name ? "\"" + display_text(*thread.name) + "\"" : "(unnamed)";
-    lines.push_back("thread " + name + " os tid " + std::to_string(thread.os_tid) + ": " +
-                    with_commas(*thread.walks_checked) + " walks, " + share + " of " + with_commas(frames) +
+    lines.push_back("thread " + shown_name(thread) + " os tid " + std::to_string(thread.os_tid) + ": " +
+                    with_commas(*thread.walks_checked) + " walks, " + agreeing_share(agreed, frames) + " of " +
+                    with_commas(frames) +
                     " managed frames agree" +
                     (thread.sampled_by_snapshot ? "; sampled from snapshot walks since" : ""));
   }
@@ -202,7 +211,7 @@ std::string report_to_text(const Report& report, double min_percent) {
     uint64_t samples = thread_samples(thread);
     Weight weight{by_time, samples ? double(thread_total_ns(thread)) / double(samples) : 0.0};
     uint64_t thread_weight = by_time ? thread_total_ns(thread) : samples;
-    std::string name = thread.name ? "\"" + display_text(*thread.name) + "\"" : "(unnamed)";
+    std::string name = shown_name(thread);
     // Sampled mode measures no calls or times: its threads are their samples and the CPU time they used.
     std::string exact = by_time ? "  " + with_commas(thread_calls(thread)) + " calls  " + ms(thread_total_ns(thread)) +
                                       " ms"

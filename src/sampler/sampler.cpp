@@ -23,10 +23,10 @@ Sampler::Sampler(clr::ICorProfilerInfo10& info, ThreadRegistry& threads, Functio
   bool signal_walker = sampled_mode && options_.walker == SamplerOptions::Walker::kSignal;
   if (sampled_mode && !signal_walker) attribution_.emplace(info, names);
   if (!sampled_mode) reconciliation_.emplace(names);
-  if (signal_walker || (!sampled_mode && (options_.stacks_by_signal || options_.native_tops_by_signal)))
+  if (signal_walker || (!sampled_mode && (options_.stacks_by_signal || options_.full_shadow_stacks_by_signal)))
     signal_sampling_.emplace(info, threads, scheduler_states_, options_.shadows, names,
                              reconciliation_ ? &reconciliation_->splice_votes() : nullptr,
-                             !sampled_mode && !options_.stacks_by_signal);
+                             options_.full_shadow_stacks_by_signal);
   StackTick::Options walk;
   walk.skip_unchanged = sampled_mode && !signal_walker;
   walk.keep_walks = sampled_mode;

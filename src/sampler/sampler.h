@@ -48,8 +48,9 @@ struct SamplerOptions {
   ShadowPool* shadows = nullptr;  // shadow mode when set
   uint32_t reconcile_every = 10;  // shadow mode: a snapshot every this many ticks; 0: never
   bool stacks_by_signal = false;  // shadow mode: samples from stacks taken by signal (focused shadow mode)
-  // Full shadow mode: stacks by signal for the native frames on top of the shadow stack and between its frames.
-  bool native_tops_by_signal = false;
+  // Full shadow mode (every method hooked): stacks by signal for the native frames on top of the shadow stack and
+  // between its frames.
+  bool full_shadow_stacks_by_signal = false;
   // Sampled mode: stacks taken by signal (checked against a suspension's walks every reconcile_every ticks), or
   // a suspension and DoStackSnapshot at every tick.
   enum class Walker { kSuspend, kSignal };

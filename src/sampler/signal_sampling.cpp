@@ -268,7 +268,6 @@ void SignalSampling::attribute_stack(SampledThread& thread, bool on_cpu, Sampler
     while (native_top < at.above && leaf_first_[native_top].native) ++native_top;
     if (native_top == 0) at.outcome = Outcome::kOnHookedFrame;
     at.above = native_top;
-    at.leaf_caller = 0;
   }
   switch (at.outcome) {
     case Outcome::kOnHookedFrame: count_on_node(thread, node, on_cpu, tick); return;

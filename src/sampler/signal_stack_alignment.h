@@ -4,10 +4,9 @@
 #pragma once
 
 #include <cstddef>
-
-#include "clr/corprof.h"
 #include <vector>
 
+#include "clr/corprof.h"
 #include "hooks/call_node.h"
 #include "merge/splice_votes.h"
 #include "snapshot/sampled_tree.h"
